@@ -1,0 +1,76 @@
+#pragma once
+/// Results as one JSON object per run, plus readable tables and CSV.
+///
+/// Every JSON result is {"conveyor": VERSION, "schema": 1, "command": ..., "machine": {...},
+/// "build": {...}, "options": {...}, "date": ..., "notes": [...], "results": [{...}, ...]}; keys are
+/// snake_case and carry their unit (best_gbs, latency_us, bytes).
+///
+///   conveyor::Report report("stream", {{"threads", "1-2"}});
+///   report.add_result({{"kernel", "triad"}, {"best_gbs", 20.1}});
+///   std::cout << report.to_json().dump(2);
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace conveyor {
+
+inline constexpr int kResultSchema = 1;
+
+/// What every subcommand offers for output: a table (default), --json, --csv, --json-out FILE.
+struct OutputOptions {
+  bool json = false;
+  bool csv = false;
+  std::string json_out;  ///< also write the JSON document to this file
+};
+
+class Report {
+ public:
+  Report(std::string command, nlohmann::json options);
+  void add_result(nlohmann::json row);
+  /// A caveat that belongs with the figures (e.g. "arrays below the STREAM size rule (--allow-small)").
+  void add_note(std::string note);
+  /// An extra top-level member, e.g. report.section("model") = {...}.
+  nlohmann::json& section(const std::string& key);
+
+  const nlohmann::json& results() const { return results_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+  nlohmann::json to_json() const;
+
+ private:
+  std::string command_;
+  nlohmann::json options_;
+  nlohmann::json results_ = nlohmann::json::array();
+  nlohmann::json sections_ = nlohmann::json::object();
+  std::vector<std::string> notes_;
+};
+
+/// A text table: the first column left-aligned, the others right-aligned, a rule under the header.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> headers);
+  void add_row(std::vector<std::string> cells);
+  void print(std::ostream& out) const;
+
+ private:
+  std::vector<std::string> headers_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// Fixed-point formatting for table cells: fixed(3.14159, 2) == "3.14".
+std::string fixed(double value, int precision);
+
+/// The result rows as CSV: one column per scalar key, in order of first appearance.
+void write_csv(std::ostream& out, const nlohmann::json& rows);
+
+/// Writes the report as asked: JSON or CSV on stdout, else `print_table` then the notes; and the JSON
+/// document to options.json_out when set (throws Error when that file cannot be written).
+void emit(const Report& report, const OutputOptions& options,
+          const std::function<void(std::ostream&)>& print_table);
+
+/// The machine and build records that every result carries.
+nlohmann::json machine_record();
+nlohmann::json build_record();
+
+}  // namespace conveyor

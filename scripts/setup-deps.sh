@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what Conveyor needs to build, test and plot on Debian/Ubuntu. Idempotent: a package that is
+# already installed is skipped, so a second run does nothing and needs no network.
+#   scripts/setup-deps.sh            build + test dependencies
+#   scripts/setup-deps.sh --bench    also the peers that bench/ compares against
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ make pkg-config
+  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libhwloc-dev libnuma-dev
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+  libopenblas-dev liblapacke-dev
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
+  python3-matplotlib
+)
+# memkind exists only on x86-64 Debian; it is optional (the HBM tier also works through NUMA nodes).
+[ "$(uname -m)" = x86_64 ] && packages+=(libmemkind-dev)
+[ "${1:-}" = --bench ] && packages+=(likwid starpu-examples hyperfine)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup-deps: missing packages: ${missing[*]}" >&2
+    echo "setup-deps: run as root (or with sudo) to install them" >&2
+    exit 1
+  fi
+  echo "setup-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# `conveyor plot` runs the python3 first on PATH; it may not be Debian's (pyenv, venv), so make sure that
+# one can import matplotlib too.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "setup-deps: installing matplotlib for $(command -v python3)"
+  python3 -m pip install -q matplotlib 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages matplotlib
+fi
+echo "setup-deps: all dependencies present"

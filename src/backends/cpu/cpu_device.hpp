@@ -1,0 +1,14 @@
+#pragma once
+// The host CPU as a Conveyor device: all cores, computing from host memory.
+#include "conveyor/device.hpp"
+
+namespace conveyor::cpu {
+
+class CpuDevice final : public Device {
+ public:
+  CpuDevice();
+  std::unique_ptr<StreamArrays> make_stream_arrays(const StreamConfig& config) override;  // stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;                              // probe.cpp
+};
+
+}  // namespace conveyor::cpu

@@ -1,0 +1,159 @@
+#include "conveyor/report.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "build_info.hpp"
+#include "conveyor/device.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
+
+namespace conveyor {
+
+Report::Report(std::string command, nlohmann::json options)
+    : command_(std::move(command)), options_(std::move(options)) {}
+
+void Report::add_result(nlohmann::json row) { results_.push_back(std::move(row)); }
+
+void Report::add_note(std::string note) { notes_.push_back(std::move(note)); }
+
+nlohmann::json& Report::section(const std::string& key) { return sections_[key]; }
+
+namespace {
+
+std::string iso_date_now() {
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string hostname() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
+  return buffer;
+}
+
+}  // namespace
+
+nlohmann::json machine_record() {
+  const Topology& t = host_topology();
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& device : all_devices())
+    devices.push_back({{"id", device->info().id}, {"name", device->info().name}});
+  return {{"hostname", hostname()},
+          {"cpu_model", t.cpu_model},
+          {"packages", t.packages},
+          {"cores", t.cores.size()},
+          {"numa_nodes", t.numa_nodes.size()},
+          {"llc_total_bytes", t.llc_total_bytes},
+          {"memory_bytes", t.memory_bytes},
+          {"devices", devices}};
+}
+
+nlohmann::json build_record() {
+  return {{"version", kConveyorVersion},
+          {"build_type", kBuildType},
+          {"compiler", kCompiler},
+          {"backends", kBackends},
+          {"libraries", kLibraries}};
+}
+
+nlohmann::json Report::to_json() const {
+  nlohmann::json doc = {{"conveyor", kConveyorVersion},
+                        {"schema", kResultSchema},
+                        {"command", command_},
+                        {"machine", machine_record()},
+                        {"build", build_record()},
+                        {"options", options_},
+                        {"date", iso_date_now()},
+                        {"notes", notes_},
+                        {"results", results_}};
+  for (const auto& [key, value] : sections_.items()) doc[key] = value;
+  return doc;
+}
+
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+
+void Table::add_row(std::vector<std::string> cells) {
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+void Table::print(std::ostream& out) const {
+  std::vector<std::size_t> width(headers_.size());
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    width[c] = headers_[c].size();
+    for (const auto& row : rows_) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += c == 0 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  };
+  print_row(headers_);
+  std::size_t total = 0;
+  for (std::size_t w : width) total += w + 2;
+  out << std::string(total > 2 ? total - 2 : 0, '-') << '\n';
+  for (const auto& row : rows_) print_row(row);
+}
+
+std::string fixed(double value, int precision) { return fmt::format("{:.{}f}", value, precision); }
+
+void write_csv(std::ostream& out, const nlohmann::json& rows) {
+  std::vector<std::string> columns;
+  for (const auto& row : rows)
+    for (const auto& [key, value] : row.items())
+      if (!value.is_structured() && std::find(columns.begin(), columns.end(), key) == columns.end())
+        columns.push_back(key);
+  auto cell = [](const nlohmann::json& v) -> std::string {
+    if (v.is_string()) {
+      std::string s = v.get<std::string>();
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string quoted = "\"";
+      for (char ch : s) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return quoted + "\"";
+    }
+    return v.is_null() ? std::string() : v.dump();
+  };
+  for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c];
+  out << '\n';
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      out << (c ? "," : "") << (row.contains(columns[c]) ? cell(row[columns[c]]) : "");
+    out << '\n';
+  }
+}
+
+void emit(const Report& report, const OutputOptions& options,
+          const std::function<void(std::ostream&)>& print_table) {
+  nlohmann::json doc = report.to_json();
+  if (!options.json_out.empty()) {
+    std::ofstream file(options.json_out);
+    if (!file) throw Error(fmt::format("cannot write {}", options.json_out));
+    file << doc.dump(2) << '\n';
+    if (!file) throw Error(fmt::format("cannot write {}", options.json_out));
+  }
+  if (options.json) {
+    std::cout << doc.dump(2) << '\n';
+  } else if (options.csv) {
+    write_csv(std::cout, report.results());
+  } else {
+    print_table(std::cout);
+    for (const auto& note : report.notes()) std::cout << "note: " << note << '\n';
+  }
+  std::cout.flush();
+}
+
+}  // namespace conveyor

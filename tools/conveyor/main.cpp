@@ -1,0 +1,68 @@
+// conveyor: measure how data moves on this machine, run task graphs that move it for you, simulate
+// hardware that overlaps moving with computing. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <new>
+
+#include "commands.hpp"
+#include "conveyor/error.hpp"
+
+namespace conveyor::cli {
+
+void add_output_options(CLI::App& command, OutputOptions& options) {
+  auto* json = command.add_flag("--json", options.json, "Print the result as one JSON document");
+  command.add_flag("--csv", options.csv, "Print the result rows as CSV")->excludes(json);
+  command.add_option("--json-out", options.json_out,
+                     "Also write the JSON document to FILE (the table is still printed)")
+      ->option_text("FILE");
+}
+
+}  // namespace conveyor::cli
+
+int main(int argc, char** argv) {
+  using namespace conveyor;
+  CLI::App app{
+      "Conveyor moves data to where computation runs and measures how fast it moves.\n"
+      "Rates are SI (1 GB/s = 1e9 B/s); sizes accept K/M/G (powers of 1024) or kB/MB/GB (powers of 1000).",
+      "conveyor"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "conveyor 0.1.0");
+  app.footer(
+      "Examples:\n"
+      "  conveyor devices                      what this machine has\n"
+      "  conveyor stream --threads 1-8         STREAM table, one row per thread count\n"
+      "  conveyor probe                        Td / Tm / BW per device, writes the calibration\n"
+      "  conveyor plot result.json -o fig.png  draw a result\n"
+      "Run 'conveyor COMMAND --help' for the options of each command.");
+  cli::add_devices_command(app);
+  cli::add_stream_command(app);
+  cli::add_probe_command(app);
+  cli::add_plot_command(app);
+  cli::add_sim_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "conveyor: " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const UsageError& e) {
+    std::cerr << "conveyor: " << e.what() << '\n';
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "conveyor: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "conveyor: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "conveyor: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
