@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   cli::add_stream_command(app);
   cli::add_probe_command(app);
   cli::add_plot_command(app);
+  cli::add_cholesky_command(app);
   cli::add_sim_command(app);
   try {
     app.parse(argc, argv);
