@@ -1,9 +1,11 @@
 #pragma once
 /// Devices and the backends that find them. Backends (cpu, opencl, cuda) are compiled in when their
-/// toolkit is found and register at run time; a backend without a usable driver simply has no devices.
+/// toolkit is found and register at run time; a backend without a usable driver simply has no
+/// devices.
 ///
-///   for (auto& d : conveyor::all_devices()) std::cout << d->info().id << " " << d->info().name << "\n";
-///   auto gpu = conveyor::find_device("cuda:0");  // throws UsageError listing the devices that exist
+///   for (auto& d : conveyor::all_devices()) std::cout << d->info().id << " " << d->info().name <<
+///   "\n"; auto gpu = conveyor::find_device("cuda:0");  // throws UsageError listing the devices
+///   that exist
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,14 +19,15 @@ enum class DeviceKind { Cpu, OpenCL, Cuda };
 std::string_view to_string(DeviceKind kind);
 
 struct DeviceInfo {
-  std::string id;                  ///< "cpu", "opencl:0", "cuda:1"
+  std::string id;  ///< "cpu", "opencl:0", "cuda:1"
   DeviceKind kind = DeviceKind::Cpu;
   std::string name;                ///< marketing name, e.g. "NVIDIA H100 80GB HBM3"
   std::string platform;            ///< driver / platform and version
   std::uint64_t memory_bytes = 0;  ///< memory the device can address (host RAM for the CPU)
   double peak_gbs = 0;             ///< theoretical memory bandwidth in GB/s (1e9 B/s); 0 = unknown
   int compute_units = 0;           ///< cores, SMs or OpenCL compute units
-  nlohmann::json details = nlohmann::json::object();  ///< backend-specific facts for `conveyor devices`
+  nlohmann::json details =
+      nlohmann::json::object();  ///< backend-specific facts for `conveyor devices`
 };
 
 class StreamArrays;

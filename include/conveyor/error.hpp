@@ -1,8 +1,9 @@
 #pragma once
-/// Errors thrown by Conveyor. Library code throws; only the CLI turns an exception into an exit code:
-/// UsageError -> 2 (bad usage or input), any other Error -> 1 (runtime failure).
+/// Errors thrown by Conveyor. Library code throws; only the CLI turns an exception into an exit
+/// code: UsageError -> 2 (bad usage or input), any other Error -> 1 (runtime failure).
 ///
-///   try { conveyor::parse_bytes("12Q"); } catch (const conveyor::UsageError& e) { std::cerr << e.what(); }
+///   try { conveyor::parse_bytes("12Q"); } catch (const conveyor::UsageError& e) { std::cerr <<
+///   e.what(); }
 #include <stdexcept>
 #include <string>
 
@@ -14,7 +15,8 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Bad usage or input: an option out of range, an unknown device or kernel, a malformed file (exit 2).
+/// Bad usage or input: an option out of range, an unknown device or kernel, a malformed file (exit
+/// 2).
 class UsageError : public Error {
  public:
   using Error::Error;

@@ -33,13 +33,15 @@ class ProbeTarget {
   /// One copy of `bytes` in `direction`, host side in memory of kind `model`.
   virtual double transfer(Direction direction, MemoryModel model, std::size_t bytes) = 0;
 
-  /// Host cost of enqueueing one empty kernel: mean over `count` back-to-back enqueues (then synchronised).
+  /// Host cost of enqueueing one empty kernel: mean over `count` back-to-back enqueues (then
+  /// synchronised).
   virtual double dispatch_enqueue(int count) = 0;
   /// Launch of one empty kernel and wait for its completion.
   virtual double dispatch_roundtrip() = 0;
-  /// One task with memory: `bytes` of host data made visible to the device under `model`, a kernel that
-  /// reads and writes every element, and the result visible on the host again. Tm is the intercept of a
-  /// line fitted to this over small sizes, minus Td; BW is bytes(read + write) over this at large sizes.
+  /// One task with memory: `bytes` of host data made visible to the device under `model`, a kernel
+  /// that reads and writes every element, and the result visible on the host again. Tm is the
+  /// intercept of a line fitted to this over small sizes, minus Td; BW is bytes(read + write) over
+  /// this at large sizes.
   virtual double memory_task(MemoryModel model, std::size_t bytes) = 0;
 
   /// The application pair. Both include moving inputs to the device and results back.

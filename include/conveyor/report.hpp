@@ -2,8 +2,8 @@
 /// Results as one JSON object per run, plus readable tables and CSV.
 ///
 /// Every JSON result is {"conveyor": VERSION, "schema": 1, "command": ..., "machine": {...},
-/// "build": {...}, "options": {...}, "date": ..., "notes": [...], "results": [{...}, ...]}; keys are
-/// snake_case and carry their unit (best_gbs, latency_us, bytes).
+/// "build": {...}, "options": {...}, "date": ..., "notes": [...], "results": [{...}, ...]}; keys
+/// are snake_case and carry their unit (best_gbs, latency_us, bytes).
 ///
 ///   conveyor::Report report("stream", {{"threads", "1-2"}});
 ///   report.add_result({{"kernel", "triad"}, {"best_gbs", 20.1}});
@@ -29,7 +29,8 @@ class Report {
  public:
   Report(std::string command, nlohmann::json options);
   void add_result(nlohmann::json row);
-  /// A caveat that belongs with the figures (e.g. "arrays below the STREAM size rule (--allow-small)").
+  /// A caveat that belongs with the figures (e.g. "arrays below the STREAM size rule
+  /// (--allow-small)").
   void add_note(std::string note);
   /// An extra top-level member, e.g. report.section("model") = {...}.
   nlohmann::json& section(const std::string& key);
@@ -64,8 +65,8 @@ std::string fixed(double value, int precision);
 /// The result rows as CSV: one column per scalar key, in order of first appearance.
 void write_csv(std::ostream& out, const nlohmann::json& rows);
 
-/// Writes the report as asked: JSON or CSV on stdout, else `print_table` then the notes; and the JSON
-/// document to options.json_out when set (throws Error when that file cannot be written).
+/// Writes the report as asked: JSON or CSV on stdout, else `print_table` then the notes; and the
+/// JSON document to options.json_out when set (throws Error when that file cannot be written).
 void emit(const Report& report, const OutputOptions& options,
           const std::function<void(std::ostream&)>& print_table);
 

@@ -1,8 +1,8 @@
 #pragma once
 /// Parsing and printing of sizes, counts, ranges and rates. Rates are SI: 1 GB/s = 1e9 B/s.
 ///
-/// Size suffixes: none = bytes; K, M, G, T and KiB, MiB, GiB, TiB = powers of 1024; kB, MB, GB, TB =
-/// powers of 1000. Counts (elements) accept the same suffixes.
+/// Size suffixes: none = bytes; K, M, G, T and KiB, MiB, GiB, TiB = powers of 1024; kB, MB, GB, TB
+/// = powers of 1000. Counts (elements) accept the same suffixes.
 ///
 ///   conveyor::parse_bytes("2MiB") == 2097152;  conveyor::parse_list("1-4,8") == {1, 2, 3, 4, 8}
 #include <cstdint>
@@ -12,8 +12,8 @@
 
 namespace conveyor {
 
-/// Parses "4096", "64K", "1.5GiB", "100MB". Throws UsageError on anything else, on negative values and
-/// on values above `max` (the message names `what`, e.g. "--size").
+/// Parses "4096", "64K", "1.5GiB", "100MB". Throws UsageError on anything else, on negative values
+/// and on values above `max` (the message names `what`, e.g. "--size").
 std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size",
                           std::uint64_t max = UINT64_MAX);
 

@@ -12,9 +12,12 @@ std::vector<std::unique_ptr<Backend>> make_compiled_backends();
 
 std::string_view to_string(DeviceKind kind) {
   switch (kind) {
-    case DeviceKind::Cpu: return "cpu";
-    case DeviceKind::OpenCL: return "opencl";
-    case DeviceKind::Cuda: return "cuda";
+    case DeviceKind::Cpu:
+      return "cpu";
+    case DeviceKind::OpenCL:
+      return "opencl";
+    case DeviceKind::Cuda:
+      return "cuda";
   }
   return "unknown";
 }

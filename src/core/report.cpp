@@ -67,15 +67,10 @@ nlohmann::json build_record() {
 }
 
 nlohmann::json Report::to_json() const {
-  nlohmann::json doc = {{"conveyor", kConveyorVersion},
-                        {"schema", kResultSchema},
-                        {"command", command_},
-                        {"machine", machine_record()},
-                        {"build", build_record()},
-                        {"options", options_},
-                        {"date", iso_date_now()},
-                        {"notes", notes_},
-                        {"results", results_}};
+  nlohmann::json doc = {
+      {"conveyor", kConveyorVersion}, {"schema", kResultSchema}, {"command", command_},
+      {"machine", machine_record()},  {"build", build_record()}, {"options", options_},
+      {"date", iso_date_now()},       {"notes", notes_},         {"results", results_}};
   for (const auto& [key, value] : sections_.items()) doc[key] = value;
   return doc;
 }
@@ -97,7 +92,8 @@ void Table::print(std::ostream& out) const {
     std::string line;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       if (c > 0) line += "  ";
-      line += c == 0 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+      line += c == 0 ? fmt::format("{:<{}}", cells[c], width[c])
+                     : fmt::format("{:>{}}", cells[c], width[c]);
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << '\n';

@@ -53,7 +53,8 @@ Topology detect() {
     if (hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, obj))
       core.package = static_cast<int>(pkg->logical_index);
     for (const auto& node : t.numa_nodes)
-      if (!core.pus.empty() && std::find(node.pus.begin(), node.pus.end(), core.pus[0]) != node.pus.end())
+      if (!core.pus.empty() &&
+          std::find(node.pus.begin(), node.pus.end(), core.pus[0]) != node.pus.end())
         core.numa_node = node.os_index;
     if (!core.pus.empty()) t.cores.push_back(std::move(core));
   }

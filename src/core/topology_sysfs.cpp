@@ -1,7 +1,7 @@
 // Topology from Linux sysfs, for builds without hwloc. Knows no memory-tier subtypes.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -84,7 +84,8 @@ Topology detect() {
   if (fs::exists(node_root)) {
     for (const auto& entry : fs::directory_iterator(node_root)) {
       std::string name = entry.path().filename();
-      if (name.rfind("node", 0) != 0 || !std::isdigit(static_cast<unsigned char>(name[4]))) continue;
+      if (name.rfind("node", 0) != 0 || !std::isdigit(static_cast<unsigned char>(name[4])))
+        continue;
       NumaNode node;
       node.os_index = std::stoi(name.substr(4));
       node.pus = cpulist(read_line(entry.path() / "cpulist"));
@@ -104,7 +105,8 @@ Topology detect() {
             [](const NumaNode& a, const NumaNode& b) { return a.os_index < b.os_index; });
   if (t.numa_nodes.empty()) {
     NumaNode node;
-    for (const auto& core : t.cores) node.pus.insert(node.pus.end(), core.pus.begin(), core.pus.end());
+    for (const auto& core : t.cores)
+      node.pus.insert(node.pus.end(), core.pus.begin(), core.pus.end());
     t.numa_nodes.push_back(std::move(node));
   }
   for (auto& core : t.cores)

@@ -17,11 +17,21 @@ std::uint64_t suffix_multiplier(std::string_view s) {
     std::uint64_t multiplier;
   };
   static constexpr Suffix kSuffixes[] = {
-      {"", 1},          {"B", 1},
-      {"K", 1ull << 10}, {"KiB", 1ull << 10}, {"kB", 1000ull},       {"KB", 1000ull},
-      {"M", 1ull << 20}, {"MiB", 1ull << 20}, {"MB", 1000000ull},
-      {"G", 1ull << 30}, {"GiB", 1ull << 30}, {"GB", 1000000000ull},
-      {"T", 1ull << 40}, {"TiB", 1ull << 40}, {"TB", 1000000000000ull},
+      {"", 1},
+      {"B", 1},
+      {"K", 1ull << 10},
+      {"KiB", 1ull << 10},
+      {"kB", 1000ull},
+      {"KB", 1000ull},
+      {"M", 1ull << 20},
+      {"MiB", 1ull << 20},
+      {"MB", 1000000ull},
+      {"G", 1ull << 30},
+      {"GiB", 1ull << 30},
+      {"GB", 1000000000ull},
+      {"T", 1ull << 40},
+      {"TiB", 1ull << 40},
+      {"TB", 1000000000000ull},
   };
   for (const auto& suffix : kSuffixes)
     if (suffix.text == s) return suffix.multiplier;
@@ -47,18 +57,21 @@ int parse_positive_int(std::string_view text, std::string_view what) {
 std::uint64_t parse_bytes(std::string_view text, std::string_view what, std::uint64_t max) {
   std::string_view s = trim(text);
   std::size_t digits = 0;
-  while (digits < s.size() && (std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.'))
+  while (digits < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[digits])) || s[digits] == '.'))
     ++digits;
   std::string_view number = s.substr(0, digits);
   std::uint64_t multiplier = suffix_multiplier(trim(s.substr(digits)));
   double value = 0;
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || multiplier == 0)
-    throw UsageError(fmt::format(
-        "{}: '{}' is not a size (examples: 4096, 64K, 2MiB, 1.5GB)", what, text));
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
+      multiplier == 0)
+    throw UsageError(
+        fmt::format("{}: '{}' is not a size (examples: 4096, 64K, 2MiB, 1.5GB)", what, text));
   double bytes = std::round(value * static_cast<double>(multiplier));
   if (bytes > static_cast<double>(max))
-    throw UsageError(fmt::format("{}: '{}' is too large (at most {})", what, text, format_bytes(max)));
+    throw UsageError(
+        fmt::format("{}: '{}' is too large (at most {})", what, text, format_bytes(max)));
   return static_cast<std::uint64_t>(bytes);
 }
 
@@ -77,9 +90,9 @@ std::vector<int> parse_list(std::string_view text, std::string_view what) {
     }
     std::size_t dash = item.find('-', 1);
     int first = parse_positive_int(item.substr(0, dash), what);
-    int last = dash == std::string_view::npos ? first : parse_positive_int(item.substr(dash + 1), what);
-    if (last < first)
-      throw UsageError(fmt::format("{}: range '{}' runs backwards", what, item));
+    int last =
+        dash == std::string_view::npos ? first : parse_positive_int(item.substr(dash + 1), what);
+    if (last < first) throw UsageError(fmt::format("{}: range '{}' runs backwards", what, item));
     for (int v = first; v <= last; v += step) out.push_back(v);
   }
   return out;

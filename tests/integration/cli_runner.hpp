@@ -17,12 +17,14 @@ struct CliResult {
   std::string err;
 };
 
-/// Runs `conveyor ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and stderr.
+/// Runs `conveyor ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
+/// stderr.
 inline CliResult run_cli(const std::string& args) {
   static int counter = 0;
   std::string base = ::testing::TempDir() + "conveyor_cli_" + std::to_string(getpid()) + "_" +
                      std::to_string(counter++);
-  std::string command = std::string(CONVEYOR_CLI) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string command =
+      std::string(CONVEYOR_CLI) + " " + args + " >" + base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);

@@ -38,7 +38,8 @@ TEST(CliDevices, JsonFollowsTheResultSchema) {
   CliResult r = run_cli("devices --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out);
-  for (const char* key : {"conveyor", "schema", "command", "machine", "build", "options", "date", "results"})
+  for (const char* key :
+       {"conveyor", "schema", "command", "machine", "build", "options", "date", "results"})
     EXPECT_TRUE(doc.contains(key)) << key;
   EXPECT_EQ(doc["command"], "devices");
   ASSERT_FALSE(doc["results"].empty());

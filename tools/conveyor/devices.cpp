@@ -25,14 +25,15 @@ nlohmann::json numa_record(const NumaNode& node) {
 
 void print_devices(std::ostream& out, const Report& report) {
   const Topology& t = host_topology();
-  out << fmt::format("Host: {} ({} package{}, {} cores, {} hardware threads; topology from {})\n",
-                     t.cpu_model, t.packages, t.packages > 1 ? "s" : "", t.cores.size(),
-                     [&] {
-                       std::size_t n = 0;
-                       for (const auto& c : t.cores) n += c.pus.size();
-                       return n;
-                     }(),
-                     t.source);
+  out << fmt::format(
+      "Host: {} ({} package{}, {} cores, {} hardware threads; topology from {})\n", t.cpu_model,
+      t.packages, t.packages > 1 ? "s" : "", t.cores.size(),
+      [&] {
+        std::size_t n = 0;
+        for (const auto& c : t.cores) n += c.pus.size();
+        return n;
+      }(),
+      t.source);
   out << fmt::format("Last-level cache: L{} {} per instance, {} in total\n", t.llc_level,
                      format_bytes(t.llc_bytes), format_bytes(t.llc_total_bytes));
   out << fmt::format("Memory: {} total, {} available\n\n", format_bytes(t.memory_bytes),
@@ -41,9 +42,9 @@ void print_devices(std::ostream& out, const Report& report) {
   Table numa({"NUMA node", "memory", "cpus", "tier"});
   for (const auto& node : t.numa_nodes) {
     std::string cpus = node.pus.empty() ? "none (memory only)"
-                                        : fmt::format("{}-{} ({})", node.pus.front(), node.pus.back(),
-                                                      node.pus.size());
-    std::string tier = node.high_bandwidth ? "high-bandwidth"
+                                        : fmt::format("{}-{} ({})", node.pus.front(),
+                                                      node.pus.back(), node.pus.size());
+    std::string tier = node.high_bandwidth    ? "high-bandwidth"
                        : node.subtype.empty() ? "ordinary"
                                               : node.subtype;
     numa.add_row({std::to_string(node.os_index), format_bytes(node.memory_bytes), cpus, tier});
@@ -72,7 +73,8 @@ void add_devices_command(CLI::App& app) {
       "Examples:\n"
       "  conveyor devices\n"
       "  conveyor devices --json > devices.json\n"
-      "Peak GB/s is the theoretical memory bandwidth where the driver reports it (1 GB/s = 1e9 B/s).");
+      "Peak GB/s is the theoretical memory bandwidth where the driver reports it (1 GB/s = 1e9 "
+      "B/s).");
   add_output_options(*command, options->output);
   command->callback([options] {
     Report report("devices", nlohmann::json::object());

@@ -1,5 +1,6 @@
 // conveyor: measure how data moves on this machine, run task graphs that move it for you, simulate
-// hardware that overlaps moving with computing. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input.
+// hardware that overlaps moving with computing. Exit codes: 0 ok, 1 runtime failure, 2 bad usage or
+// input.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -13,8 +14,9 @@ namespace conveyor::cli {
 void add_output_options(CLI::App& command, OutputOptions& options) {
   auto* json = command.add_flag("--json", options.json, "Print the result as one JSON document");
   command.add_flag("--csv", options.csv, "Print the result rows as CSV")->excludes(json);
-  command.add_option("--json-out", options.json_out,
-                     "Also write the JSON document to FILE (the table is still printed)")
+  command
+      .add_option("--json-out", options.json_out,
+                  "Also write the JSON document to FILE (the table is still printed)")
       ->option_text("FILE");
 }
 
@@ -24,7 +26,8 @@ int main(int argc, char** argv) {
   using namespace conveyor;
   CLI::App app{
       "Conveyor moves data to where computation runs and measures how fast it moves.\n"
-      "Rates are SI (1 GB/s = 1e9 B/s); sizes accept K/M/G (powers of 1024) or kB/MB/GB (powers of 1000).",
+      "Rates are SI (1 GB/s = 1e9 B/s); sizes accept K/M/G (powers of 1024) or kB/MB/GB (powers of "
+      "1000).",
       "conveyor"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "conveyor 0.1.0");

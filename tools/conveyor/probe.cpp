@@ -5,7 +5,9 @@
 namespace conveyor::cli {
 
 void add_probe_command(CLI::App& app) {
-  app.add_subcommand("probe", "(not built yet)")->callback([] { throw Error("probe: not built yet"); });
+  app.add_subcommand("probe", "(not built yet)")->callback([] {
+    throw Error("probe: not built yet");
+  });
 }
 
 }  // namespace conveyor::cli

@@ -5,7 +5,9 @@
 namespace conveyor::cli {
 
 void add_stream_command(CLI::App& app) {
-  app.add_subcommand("stream", "(not built yet)")->callback([] { throw Error("stream: not built yet"); });
+  app.add_subcommand("stream", "(not built yet)")->callback([] {
+    throw Error("stream: not built yet");
+  });
 }
 
 }  // namespace conveyor::cli

@@ -1,5 +1,5 @@
-#include "cpu_device.hpp"
 #include "conveyor/topology.hpp"
+#include "cpu_device.hpp"
 
 namespace conveyor {
 namespace cpu {

@@ -7,8 +7,9 @@ namespace conveyor::cpu {
 class CpuDevice final : public Device {
  public:
   CpuDevice();
-  std::unique_ptr<StreamArrays> make_stream_arrays(const StreamConfig& config) override;  // stream.cpp
-  std::unique_ptr<ProbeTarget> make_probe_target() override;                              // probe.cpp
+  std::unique_ptr<StreamArrays> make_stream_arrays(
+      const StreamConfig& config) override;                   // stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
 };
 
 }  // namespace conveyor::cpu

@@ -1,5 +1,6 @@
-#include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
+
+#include "conveyor/error.hpp"
 #include "cpu_device.hpp"
 
 namespace conveyor::cpu {

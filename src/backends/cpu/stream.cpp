@@ -1,5 +1,6 @@
-#include "conveyor/error.hpp"
 #include "conveyor/stream.hpp"
+
+#include "conveyor/error.hpp"
 #include "cpu_device.hpp"
 
 namespace conveyor::cpu {

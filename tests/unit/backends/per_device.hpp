@@ -1,6 +1,7 @@
 #pragma once
-// A backend test is written once and runs on every device kind: TEST_P(Suite, ...) with this fixture, then
-// CONVEYOR_INSTANTIATE_PER_DEVICE(Suite). A device that is not present here is skipped, never passed.
+// A backend test is written once and runs on every device kind: TEST_P(Suite, ...) with this
+// fixture, then CONVEYOR_INSTANTIATE_PER_DEVICE(Suite). A device that is not present here is
+// skipped, never passed.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -32,6 +33,6 @@ inline std::string device_test_name(const ::testing::TestParamInfo<std::string>&
 
 }  // namespace conveyor::test
 
-#define CONVEYOR_INSTANTIATE_PER_DEVICE(Suite)                                                  \
-  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::Values("cpu", "opencl:0", "cuda:0"),     \
+#define CONVEYOR_INSTANTIATE_PER_DEVICE(Suite)                                             \
+  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::Values("cpu", "opencl:0", "cuda:0"), \
                            ::conveyor::test::device_test_name)
