@@ -66,9 +66,15 @@ class CudaProbeTarget final : public ProbeTarget {
 
   // Device-to-device involves no host memory, so it is listed once, under the first model.
   std::vector<Direction> directions(MemoryModel model) const override {
-    if (model == MemoryModel::Pageable)
-      return {Direction::HostToDevice, Direction::DeviceToHost, Direction::DeviceToDevice};
-    return {Direction::HostToDevice, Direction::DeviceToHost};
+    switch (model) {
+      case MemoryModel::Pageable:
+        return {Direction::HostToDevice, Direction::DeviceToHost, Direction::DeviceToDevice};
+      case MemoryModel::Pinned:
+      case MemoryModel::Mapped:
+        return {Direction::HostToDevice, Direction::DeviceToHost};
+      default:
+        return {};
+    }
   }
 
   double transfer(Direction direction, MemoryModel model, std::size_t bytes) override {

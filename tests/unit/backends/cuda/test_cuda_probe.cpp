@@ -50,6 +50,7 @@ TEST_F(CudaProbe, EveryModelAndDirectionRuns) {
       EXPECT_GT(probe().memory_task(model, bytes), 0);
   }
   EXPECT_EQ(device_to_device, 1);
+  EXPECT_TRUE(probe().directions(MemoryModel::Svm).empty());
   EXPECT_THROW(probe().memory_task(MemoryModel::Svm, 64), UsageError);
   EXPECT_THROW(probe().transfer(Direction::HostToDevice, MemoryModel::Host, 64), UsageError);
 }
