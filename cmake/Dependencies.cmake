@@ -36,6 +36,11 @@ if(NOT CONVEYOR_WITH_CUDA STREQUAL "OFF")
       # Hopper for the lent machines, plus PTX so newer cards JIT; override with -DCMAKE_CUDA_ARCHITECTURES.
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
+    # Without it CUDA sources inherit CXX_STANDARD 20, which CMake < 3.26 cannot pass to nvcc; the
+    # kernels need nothing beyond C++17.
+    if(NOT DEFINED CMAKE_CUDA_STANDARD)
+      set(CMAKE_CUDA_STANDARD 17)
+    endif()
     enable_language(CUDA)
     find_package(CUDAToolkit QUIET)
   endif()

@@ -1,0 +1,22 @@
+#pragma once
+// One CUDA device as a Conveyor device. Its facts are read without creating a context, so listing
+// devices stays cheap; memory is touched only by the STREAM arrays and probe targets it makes.
+#include "conveyor/device.hpp"
+
+namespace conveyor::cuda {
+
+class CudaDevice final : public Device {
+ public:
+  /// Reads the properties of runtime device `ordinal`; throws DeviceError when the driver refuses.
+  explicit CudaDevice(int ordinal);
+  int ordinal() const { return ordinal_; }
+
+  std::unique_ptr<StreamArrays> make_stream_arrays(
+      const StreamConfig& config) override;                   // stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
+
+ private:
+  int ordinal_;
+};
+
+}  // namespace conveyor::cuda
