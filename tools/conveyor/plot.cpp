@@ -224,9 +224,12 @@ void add_plot_command(CLI::App& app) {
   command->add_option("--dpi", options->dpi, "Resolution of a PNG in dots per inch (default 150)")
       ->check(CLI::PositiveNumber)
       ->option_text("N");
-  command->add_option("--python", options->python, "Python 3 with matplotlib that draws the figure")
+  command
+      ->add_option(
+          "--python", options->python,
+          "Python 3 with matplotlib that draws the figure (default: $CONVEYOR_PYTHON, else "
+          "python3 on PATH)")
       ->envname("CONVEYOR_PYTHON")
-      ->capture_default_str()
       ->option_text("EXE");
   command->footer(
       "Examples:\n"
