@@ -51,7 +51,7 @@ def classify(doc) -> str:
     if not isinstance(doc, dict) or "conveyor" not in doc or "command" not in doc:
         raise UsageError('not a Conveyor result (no "conveyor" and "command" keys) nor a Chrome trace')
     command = doc["command"]
-    if command not in PLOTTABLE:
+    if not isinstance(command, str) or command not in PLOTTABLE:
         raise UsageError(f"cannot plot '{command}' results (plottable: {', '.join(sorted(PLOTTABLE))})")
     return command
 

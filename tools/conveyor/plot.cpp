@@ -3,6 +3,7 @@
 // Inputs are checked here first, so that bad input fails at once and without Python.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,7 +41,7 @@ struct PlotOptions {
   std::vector<std::string> inputs;
   std::string output;
   std::string title;
-  double dpi = 0;
+  int dpi = 0;
   std::string python = "python3";
 };
 
@@ -50,8 +51,7 @@ std::string lowercase(std::string text) {
   return text;
 }
 
-/// The kind of result in `path` ("stream", ..., "trace"); UsageError when it is not one we can
-/// draw.
+/// The kind of result in `path` ("stream", ..., "trace"); UsageError when it has no figure.
 std::string result_kind(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw UsageError(fmt::format("plot: {}: no such file", path));
@@ -86,10 +86,6 @@ void check_inputs(const PlotOptions& options) {
   std::string extension = lowercase(output.extension().string());
   if (extension != ".png" && extension != ".svg")
     throw UsageError(fmt::format("plot: output '{}' must end in .png or .svg", options.output));
-  std::error_code ec;
-  if (output.has_parent_path() && !fs::is_directory(output.parent_path(), ec))
-    throw Error(fmt::format("plot: cannot write {}: no directory {}", options.output,
-                            output.parent_path().string()));
   std::string first_kind;
   for (const auto& path : options.inputs) {
     std::string kind = result_kind(path);
@@ -99,6 +95,11 @@ void check_inputs(const PlotOptions& options) {
       throw UsageError(
           fmt::format("plot: cannot draw {} and {} results in one figure", first_kind, kind));
   }
+  // Checked before drawing, which takes seconds; a runtime failure rather than bad usage.
+  std::error_code ec;
+  if (output.has_parent_path() && !fs::is_directory(output.parent_path(), ec))
+    throw Error(fmt::format("plot: cannot write {}: no directory {}", options.output,
+                            output.parent_path().string()));
 }
 
 /// The environment of the child: ours, with the repository's python/ folder first on PYTHONPATH.
@@ -222,7 +223,7 @@ void add_plot_command(CLI::App& app) {
                    "Figure title (default: the command and what it measures)")
       ->option_text("TEXT");
   command->add_option("--dpi", options->dpi, "Resolution of a PNG in dots per inch (default 150)")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1, 3000))
       ->option_text("N");
   command
       ->add_option(
