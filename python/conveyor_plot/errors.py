@@ -1,0 +1,13 @@
+"""The ways a plot can fail, mapped to the CLI's exit codes by __main__."""
+
+
+class UsageError(Exception):
+    """Bad input: a missing or malformed file, an unknown result kind, a bad option (exit 2)."""
+
+
+class Failure(Exception):
+    """A runtime failure: the figure cannot be written (exit 1)."""
+
+
+class MissingDependency(Failure):
+    """This Python cannot draw: matplotlib is not installed for it (exit 1)."""
