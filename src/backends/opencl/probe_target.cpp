@@ -216,8 +216,8 @@ double OpenCLProbeTarget::memory_task(MemoryModel model, std::size_t bytes) {
   cl_ulong count = std::max<std::size_t>(1, bytes / sizeof(float));
   std::size_t used = count * sizeof(float);
   set_arg(kernel, 3, count);
-  float* host =
-      task_host_side(model, used);  // allocates, and maps where the host side is a mapping
+  // Allocation, and the mapping where the host side is one, happen here, outside the timed region.
+  float* host = task_host_side(model, used);
   CONVEYOR_CL_CHECK(clFinish(queue_.get()));
 
   switch (model) {
