@@ -1,0 +1,29 @@
+#pragma once
+// An OpenCL device as a Conveyor device. Its context is created on first use, so listing devices
+// costs no driver initialisation beyond the queries.
+#include <memory>
+#include <mutex>
+
+#include "context.hpp"
+#include "conveyor/device.hpp"
+
+namespace conveyor::opencl {
+
+class OpenCLDevice final : public Device {
+ public:
+  OpenCLDevice(DeviceFacts facts, DeviceInfo info);
+
+  std::unique_ptr<StreamArrays> make_stream_arrays(
+      const StreamConfig& config) override;                   // stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
+
+  const DeviceFacts& facts() const { return facts_; }
+  std::shared_ptr<DeviceContext> context();
+
+ private:
+  DeviceFacts facts_;
+  std::mutex mutex_;
+  std::shared_ptr<DeviceContext> context_;
+};
+
+}  // namespace conveyor::opencl
