@@ -77,7 +77,7 @@ TEST(StreamValidation, AcceptsGoldAndRejectsAnyBadElement) {
 }
 
 // A device whose arrays misbehave on purpose, wrapping the real CPU: the driver must notice.
-enum class Fault { CorruptArray, WrongDot };
+enum class Fault { CorruptArray, CorruptHostMemory, WrongDot };
 
 class FaultyArrays final : public StreamArrays {
  public:
@@ -87,7 +87,12 @@ class FaultyArrays final : public StreamArrays {
   double run(StreamKernel kernel, double scalar, double* dot) override {
     double t = inner_->run(kernel, scalar, dot);
     if (fault_ == Fault::WrongDot && kernel == StreamKernel::Dot && dot) *dot *= 1.0 + 1e-6;
+    if (fault_ == Fault::CorruptHostMemory && kernel == StreamKernel::Triad)
+      const_cast<double*>(inner_->host_view().a)[kSmall - 1] *= 2;  // the last element, a tail
     return t;
+  }
+  HostView host_view() const override {
+    return fault_ == Fault::CorruptHostMemory ? inner_->host_view() : HostView{};
   }
   void read_back(std::vector<double>& a, std::vector<double>& b, std::vector<double>& c) override {
     inner_->read_back(a, b, c);
@@ -118,6 +123,19 @@ class FaultyDevice final : public Device {
 TEST(StreamDriver, CatchesACorruptedArray) {
   FaultyDevice device(find_device("cpu"), Fault::CorruptArray);
   EXPECT_THROW(run_stream(device, small_options()), ValidationError);
+}
+
+// The CPU's arrays are validated in place (no read-back copy); a fault there is caught too.
+TEST(StreamDriver, CatchesCorruptedHostMemory) {
+  FaultyDevice device(find_device("cpu"), Fault::CorruptHostMemory);
+  StreamOptions o = small_options();
+  o.kernels = {StreamKernel::Copy, StreamKernel::Triad};
+  try {
+    run_stream(device, o);
+    FAIL() << "no ValidationError";
+  } catch (const ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("array a"), std::string::npos) << e.what();
+  }
 }
 
 TEST(StreamDriver, CatchesAWrongDot) {
