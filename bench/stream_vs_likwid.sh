@@ -19,6 +19,8 @@
 # - sizes: likwid sizes are kB = 1000 B over all streams, so the array length is rounded up to a
 #   multiple of 16000 elements (a whole number of kB per array, a multiple of likwid's loop stride).
 # - placement: likwid's N domain fills hardware threads in order; Conveyor runs with --bind compact.
+# - pages: Conveyor asks for transparent huge pages by default, likwid does not; Conveyor also runs
+#   with --no-huge-pages, and both ratios are printed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +52,12 @@ if [ -z "$elements" ]; then
   elements=$("$conveyor" stream --threads 1 --kernels copy --repeats 2 --json |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["results"][0]["elements"])')
 fi
+# K/M/G as Conveyor reads them: powers of 1024.
+elements=$(python3 -c '
+import sys
+t = sys.argv[1].strip()
+scale = {"K": 2**10, "M": 2**20, "G": 2**30}.get(t[-1:].upper(), 1)
+print(int(float(t[:-1] if scale > 1 else t) * scale))' "$elements")
 elements=$(( (elements + 15999) / 16000 * 16000 ))
 kb_per_array=$(( elements * 8 / 1000 ))
 
@@ -74,6 +82,9 @@ for t in $(expand "$threads"); do
   for run in $(seq 1 "$runs"); do
     "$conveyor" stream --variant tuned --bind compact --threads "$t" --elements "$elements" \
       --repeats "$repeats" --kernels copy,triad,dot --json >"$tmp/conveyor_${t}_${run}.json"
+    "$conveyor" stream --variant tuned --bind compact --threads "$t" --elements "$elements" \
+      --repeats "$repeats" --kernels copy,triad,dot --no-huge-pages --json \
+      >"$tmp/conveyor4k_${t}_${run}.json"
     for k in copy triad dot; do
       likwid-bench -t "${likwid_kernel[$k]}" -i "$repeats" \
         -w "N:$(( kb_per_array * ${streams[$k]} ))kB:$t" >"$tmp/likwid_${k}_${t}_${run}.txt" 2>&1 ||
@@ -85,12 +96,13 @@ done
 python3 - "$tmp" "$elements" "$suffix" "$runs" "$repeats" <<'PY'
 import glob, json, os, re, sys
 tmp, elements, suffix, runs, repeats = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-conv, lik = {}, {}
-for path in glob.glob(os.path.join(tmp, "conveyor_*.json")):
-    for row in json.load(open(path))["results"]:
-        key = (row["threads"], row["kernel"])
-        best, median = conv.get(key, (0.0, 0.0))
-        conv[key] = (max(best, row["best_gbs"]), max(median, row["median_gbs"]))
+conv, conv4k, lik = {}, {}, {}
+for pattern, table in (("conveyor_*.json", conv), ("conveyor4k_*.json", conv4k)):
+    for path in glob.glob(os.path.join(tmp, pattern)):
+        for row in json.load(open(path))["results"]:
+            key = (row["threads"], row["kernel"])
+            best, median = table.get(key, (0.0, 0.0))
+            table[key] = (max(best, row["best_gbs"]), max(median, row["median_gbs"]))
 for path in glob.glob(os.path.join(tmp, "likwid_*.txt")):
     _, kernel, threads, _ = os.path.basename(path)[:-4].split("_")
     m = re.search(r"MByte/s:\s+([0-9.]+)", open(path).read())
@@ -99,12 +111,15 @@ for path in glob.glob(os.path.join(tmp, "likwid_*.txt")):
 print(f"conveyor stream --variant tuned vs likwid-bench (*_{suffix}), {elements} elements per array "
       f"({elements * 8 / 2**20:.1f} MiB), {repeats} iterations, best of {runs} runs each side")
 print("GB/s = 1e9 B/s; both count bytes STREAM-style (non-temporal stores, no write-allocate)")
-print(f"{'threads':>7} {'kernel':<6} {'conveyor best':>13} {'conveyor median':>15} {'likwid':>8} "
-      f"{'ratio (median/likwid)':>21}")
+print(f"{'threads':>7} {'kernel':<6} {'conveyor best':>13} {'conveyor median':>15} "
+      f"{'median 4KiB pages':>17} {'likwid':>8} {'ratio':>6} {'ratio 4KiB':>10}")
 for key in sorted(conv):
     if key not in lik:
         continue
     best, median = conv[key]
-    print(f"{key[0]:>7} {key[1]:<6} {best:>13.2f} {median:>15.2f} {lik[key]:>8.2f} "
-          f"{median / lik[key]:>21.3f}")
+    median4k = conv4k.get(key, (0.0, 0.0))[1]
+    print(f"{key[0]:>7} {key[1]:<6} {best:>13.2f} {median:>15.2f} {median4k:>17.2f} {lik[key]:>8.2f} "
+          f"{median / lik[key]:>6.3f} {median4k / lik[key]:>10.3f}")
+print("ratio = conveyor median / likwid (huge pages, Conveyor's default); ratio 4KiB = the same with "
+      "--no-huge-pages")
 PY

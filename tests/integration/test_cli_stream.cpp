@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, CliStreamBadInput,
                          ::testing::Values("--elements -5", "--elements 1T", "--elements 0",
                                            "--device cuda:7", "--kernels foo",
                                            "--kernels copy,,dot", "--threads 0", "--threads 100000",
-                                           "--tier l3", "--numa 4095", "--bind spread",
+                                           "--tier l3", "--numa 4095", "--numa -1", "--bind spread",
                                            "--variant fast", "--repeats 1", "--repeats 1000",
                                            "--size 4", "--elements 1M --size 8M"));
 
