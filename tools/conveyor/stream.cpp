@@ -121,6 +121,8 @@ std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>
         Plan plan{device, base};
         plan.options.config.variant = variant;
         plan.options.config.threads = t;
+        if (plan.options.config.elements == 0)
+          plan.options.config.elements = stream_min_elements(*device);
         if (!cpu) {
           plan.options.config.numa_node = -1;
           plan.options.config.tier = MemoryTier::Default;
@@ -131,7 +133,9 @@ std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>
       }
     }
   }
-  if (plans.empty()) throw UsageError("nothing to run: no device runs the chosen variant");
+  if (plans.empty())
+    throw UsageError(fmt::format("--variant {}: {} has no tuned variant; use --variant standard",
+                                 o.variant, o.device));
   return plans;
 }
 
@@ -154,14 +158,20 @@ void print_header(std::ostream& out, const Report& report) {
       counted, counted + 1);
 }
 
+std::string group_name(const nlohmann::json& row) {
+  std::string name =
+      fmt::format("{} {}", row["device"].get<std::string>(), row["variant"].get<std::string>());
+  if (row["device"] == "cpu")
+    name += fmt::format(" ({} binding)", row["binding"].get<std::string>());
+  return name;
+}
+
 // Seed 000's layout for a thread sweep: one row per thread count, one column per kernel (best
 // GB/s), one block per device, variant and binding.
 void print_sweep(std::ostream& out, const nlohmann::json& rows) {
   std::vector<std::string> groups, kernels;
   for (const auto& row : rows) {
-    std::string group =
-        fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
-                    row["variant"].get<std::string>(), row["binding"].get<std::string>());
+    std::string group = group_name(row);
     if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
     std::string kernel = row["kernel"];
     if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
@@ -174,10 +184,7 @@ void print_sweep(std::ostream& out, const nlohmann::json& rows) {
     Table table(headers);
     std::map<int, std::map<std::string, double>> by_threads;
     for (const auto& row : rows) {
-      std::string g =
-          fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
-                      row["variant"].get<std::string>(), row["binding"].get<std::string>());
-      if (g == group) by_threads[row["threads"]][row["kernel"]] = row["best_gbs"];
+      if (group_name(row) == group) by_threads[row["threads"]][row["kernel"]] = row["best_gbs"];
     }
     for (const auto& [threads, cells] : by_threads) {
       std::vector<std::string> line{std::to_string(threads)};
