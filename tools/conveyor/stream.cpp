@@ -150,6 +150,19 @@ void print_header(std::ostream& out, const Report& report) {
   for (const auto& [device, n] : elements)
     out << fmt::format("{}: {} elements per array ({} each, {} for a, b, c)\n", device, n,
                        format_bytes(n * sizeof(double)), format_bytes(3 * n * sizeof(double)));
+  for (const auto& row : rows) {
+    if (row["device"] != "cpu") continue;
+    std::string nodes;
+    for (const auto& node : row["numa_nodes"]) nodes += (nodes.empty() ? "" : ",") + node.dump();
+    out << fmt::format(
+        "cpu arrays: {}, {} aligned, huge pages {} (THP mode {}), first touch by the "
+        "computing threads\n",
+        nodes.empty() ? "default NUMA policy" : "bound to NUMA node " + nodes,
+        format_bytes(row["alignment_bytes"].get<std::uint64_t>()),
+        row["huge_pages"].get<bool>() ? "requested" : "refused",
+        row["thp_mode"].get<std::string>());
+    break;
+  }
   int counted = rows.empty() ? 0 : rows[0]["repetitions_counted"].get<int>();
   out << fmt::format(
       "Best of {} repetitions (the first of {} dropped); every run validated against gold "
