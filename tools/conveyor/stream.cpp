@@ -113,8 +113,8 @@ std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>
     for (StreamVariant variant : variants) {
       // OpenCL has one kernel set; a "tuned" row would repeat the standard one under another name.
       if (device->info().kind == DeviceKind::OpenCL && variant == StreamVariant::Tuned) {
-        notes.push_back(
-            fmt::format("{} has no tuned variant; only standard was run", device->info().id));
+        notes.push_back(fmt::format("{} has no tuned variant; {}", device->info().id,
+                                    variants.size() > 1 ? "only standard was run" : "skipped"));
         continue;
       }
       for (int t : cpu ? threads : std::vector<int>{1}) {
