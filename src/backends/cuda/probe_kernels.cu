@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "kernels.hpp"
-#include "md5_block.hpp"
+#include "core/md5.hpp"
 
 namespace conveyor::cuda {
 namespace {
