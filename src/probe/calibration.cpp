@@ -148,10 +148,13 @@ Calibration Calibration::from_json(const json& doc, const std::string& origin) {
       e.bw_gbs = item.at("bw_gbs").get<double>();
       e.enqueue_us = item.value("enqueue_us", 0.0);
       e.rms_residual_us = item.value("rms_residual_us", 0.0);
-      for (const auto& [direction, link] : item.value("links", json::object()).items())
+      // Named, not iterated as temporaries: items() of a temporary would dangle.
+      const json links = item.value("links", json::object());
+      const json apps = item.value("apps", json::object());
+      for (const auto& [direction, link] : links.items())
         e.links[direction] = {link.at("bw_gbs").get<double>(), link.at("latency_us").get<double>(),
                               link.value("bytes", std::uint64_t{0})};
-      for (const auto& [name, app] : item.value("apps", json::object()).items()) {
+      for (const auto& [name, app] : apps.items()) {
         AppCalibration a;
         for (const json& t : app.at("times"))
           a.time_s.emplace_back(t.at("size").get<std::uint64_t>(), t.at("time_s").get<double>());
