@@ -124,6 +124,9 @@ void probe_apps(const std::vector<std::shared_ptr<Device>>& devices, const Plan&
   {
     if (options.progress) options.progress("cpu: matmul and md5 (the reference)");
     auto cpu = find_device("cpu");
+    const auto& details = cpu->info().details;
+    if (details.contains("probe_matmul"))
+      out.notes.push_back("cpu matmul: " + details["probe_matmul"].get<std::string>());
     auto target = cpu->make_probe_target();  // released before the devices run
     run_device(cpu->info().id, *target, plan, in, true, &reference, out);
   }

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "backends/cpu/sgemm.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
@@ -51,30 +52,57 @@ TEST_F(CpuProbe, DispatchAndTasksArePositiveAndFinite) {
     EXPECT_TRUE(positive_finite(probe().memory_task(MemoryModel::Host, bytes))) << bytes;
 }
 
+/// Counts entries of c that differ from the double-precision product by more than single
+/// precision with any summation order allows (n * eps * sum |a_ik b_kj|, bounded by 1e-5).
+std::size_t wrong_entries(int n, const std::vector<float>& a, const std::vector<float>& b,
+                          const std::vector<float>& c) {
+  std::size_t wrong = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double exact = 0, magnitude = 0;
+      for (int k = 0; k < n; ++k) {
+        exact += double(a[i * n + k]) * b[k * n + j];
+        magnitude += std::fabs(double(a[i * n + k]) * b[k * n + j]);
+      }
+      wrong += std::fabs(c[i * n + j] - exact) > 1e-5 * (1 + magnitude);
+    }
+  return wrong;
+}
+
+// 1 and 7: tiny; 65, 130: uneven rows over the team; 300: more than one block of columns and of k.
+constexpr int kSizes[] = {1, 7, 65, 130, 300};
+
 TEST_F(CpuProbe, MatmulMatchesANaiveProduct) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  // 1 and 7: tiny; 65, 130: the team, uneven rows; 300: more than one block of columns and of k.
-  for (int n : {1, 7, 65, 130, 300}) {
+  for (int n : kSizes) {
     SCOPED_TRACE(n);
     std::size_t nn = static_cast<std::size_t>(n) * n;
     std::vector<float> a(nn), b(nn), c(nn, -9.0f);
     for (auto& x : a) x = value(rng);
     for (auto& x : b) x = value(rng);
     EXPECT_TRUE(positive_finite(probe().matmul(n, a.data(), b.data(), c.data())));
-    std::size_t wrong = 0;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        double exact = 0, magnitude = 0;
-        for (int k = 0; k < n; ++k) {
-          exact += double(a[i * n + k]) * b[k * n + j];
-          magnitude += std::fabs(double(a[i * n + k]) * b[k * n + j]);
-        }
-        wrong += std::fabs(c[i * n + j] - exact) > 1e-5 * (1 + magnitude);
-      }
-    EXPECT_EQ(wrong, 0u);
+    EXPECT_EQ(wrong_entries(n, a, b, c), 0u);
   }
   EXPECT_THROW(probe().matmul(0, nullptr, nullptr, nullptr), UsageError);
+}
+
+// The fallback loop is tested on its own, also where the build uses OpenBLAS: split into two row
+// ranges as the team would.
+TEST(CpuSgemm, BlockedLoopMatchesANaiveProduct) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int n : kSizes) {
+    SCOPED_TRACE(n);
+    std::size_t nn = static_cast<std::size_t>(n) * n;
+    std::vector<float> a(nn), b(nn), c(nn, -9.0f);
+    for (auto& x : a) x = value(rng);
+    for (auto& x : b) x = value(rng);
+    cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), 0, n / 2);
+    cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), n / 2, n);
+    EXPECT_EQ(wrong_entries(n, a, b, c), 0u);
+  }
+  EXPECT_FALSE(cpu::sgemm_name().empty());
 }
 
 TEST_F(CpuProbe, Md5OfManyMessagesMatchesTheCore) {
