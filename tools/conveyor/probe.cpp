@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -246,8 +248,24 @@ void show_calibration(const ProbeCliOptions& options) {
                                    ? default_calibration_path()
                                    : std::filesystem::path(options.calibration);
   Calibration cal = Calibration::load(path);
-  if (options.output.json || options.output.csv) {
+  if (options.output.json) {
     std::cout << cal.to_json().dump(2) << '\n';
+    return;
+  }
+  if (options.output.csv) {
+    json rows = json::array();
+    for (const auto& e : cal.entries) {
+      json row = {{"device", e.device},
+                  {"model", to_string(e.model)},
+                  {"td_us", e.td_us},
+                  {"tm_us", e.tm_us},
+                  {"bw_gbs", e.bw_gbs},
+                  {"enqueue_us", e.enqueue_us},
+                  {"rms_residual_us", e.rms_residual_us}};
+      for (const auto& [direction, link] : e.links) row[direction + "_gbs"] = link.bw_gbs;
+      rows.push_back(row);
+    }
+    write_csv(std::cout, rows);
     return;
   }
   std::cout << fmt::format("Calibration {} (schema {}), measured {} on {} ({})\n", path.string(),
