@@ -31,7 +31,7 @@ Plan make_plan(const ProbeOptions& options) {
   for (std::uint64_t size = 4096; size <= std::min(max_md5, options.max_bytes); size *= 4)
     plan.md5_bytes.push_back(size);
   plan.repeats = options.quick ? std::min(options.repeats, 3) : options.repeats;
-  plan.cheap_repeats = std::max(options.quick ? 10 : 20, 4 * plan.repeats);
+  plan.cheap_repeats = std::max(options.quick ? 10 : 50, 10 * plan.repeats);
   plan.enqueue_burst = options.quick ? 20 : 100;
   plan.point_budget_s = options.quick ? 0.2 : 1.0;
   return plan;
