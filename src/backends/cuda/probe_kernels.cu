@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels.hpp"
 #include "core/md5.hpp"
+#include "kernels.hpp"
 
 namespace conveyor::cuda {
 namespace {

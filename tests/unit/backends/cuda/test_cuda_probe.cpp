@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "core/md5.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
+#include "core/md5.hpp"
 #include "cuda_test_support.hpp"
 
 namespace conveyor::test {
