@@ -54,8 +54,17 @@ void say(const ProbeOptions& options, const std::string& line) {
   if (options.progress) options.progress(line);
 }
 
+/// Best empty-kernel round trip (seconds) over one window of repetitions.
+double roundtrip_window(ProbeTarget& target, const Plan& plan) {
+  return measure(plan.cheap_repeats, plan.point_budget_s,
+                 [&] { return target.dispatch_roundtrip(); })
+      .best;
+}
+
+/// Sweeps of one memory model; appends its rows and a model row whose Td and Tm the caller sets.
+/// `td_s` is lowered to the best round trip of a window measured just before the attach points.
 void probe_model(const std::string& id, ProbeTarget& target, MemoryModel model, const Plan& plan,
-                 std::uint64_t limit, double td_us, ProbeResults& out) {
+                 std::uint64_t limit, double& td_s, ProbeResults& out) {
   std::vector<std::uint64_t> sizes;
   for (auto size : plan.sweep)
     if (size <= limit) sizes.push_back(size);
@@ -82,6 +91,7 @@ void probe_model(const std::string& id, ProbeTarget& target, MemoryModel model, 
     if (i + 2 >= sizes.size()) bw_gbs = std::max(bw_gbs, best);  // BW: the two largest sizes
   }
 
+  td_s = std::min(td_s, roundtrip_window(target, plan));
   std::vector<double> xs, ys;
   for (auto size : plan.attach) {
     if (size > limit) continue;
@@ -91,8 +101,7 @@ void probe_model(const std::string& id, ProbeTarget& target, MemoryModel model, 
     xs.push_back(static_cast<double>(size));
     ys.push_back(t.best * 1e6);
   }
-  out.models.push_back({id, model, td_us, 0, bw_gbs, fit_offload(xs, ys, td_us)});
-  out.models.back().tm_us = out.models.back().fit.tm_us;
+  out.models.push_back({id, model, 0, 0, bw_gbs, fit_offload(xs, ys, 0)});
 }
 
 }  // namespace
@@ -109,14 +118,23 @@ ProbeResults run_probe(const std::vector<std::shared_ptr<Device>>& devices,
     auto target = device->make_probe_target();
     auto enqueue = probe::measure(plan.cheap_repeats, plan.point_budget_s,
                                   [&] { return target->dispatch_enqueue(plan.enqueue_burst); });
-    auto roundtrip = probe::measure(plan.cheap_repeats, plan.point_budget_s,
-                                    [&] { return target->dispatch_roundtrip(); });
-    double td_us = roundtrip.best * 1e6;
-    out.dispatch.push_back({id, enqueue.best * 1e6, td_us});
+    // Td is the best round trip over several windows (here and before each model's attach
+    // points): on a shared machine one window can fall into a slow period of the driver's threads,
+    // and a Td from such a window would exceed the attach intercepts measured later.
+    double td_s = probe::roundtrip_window(*target, plan);
+    std::size_t first_model = out.models.size();
     std::uint64_t limit = probe::device_limit(*device);
     for (MemoryModel model : target->memory_models()) {
       probe::say(options, fmt::format("{}: {} transfers and tasks", id, to_string(model)));
-      probe::probe_model(id, *target, model, plan, limit, td_us, out);
+      probe::probe_model(id, *target, model, plan, limit, td_s, out);
+    }
+    const double td_us = td_s * 1e6;
+    out.dispatch.push_back({id, enqueue.best * 1e6, td_us});
+    for (std::size_t i = first_model; i < out.models.size(); ++i) {
+      ModelRow& m = out.models[i];
+      m.td_us = td_us;
+      m.fit.tm_us = m.fit.intercept_us - td_us;
+      m.tm_us = m.fit.tm_us;
     }
   }
   if (options.apps) probe::probe_apps(devices, plan, options, out);
