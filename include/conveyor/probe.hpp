@@ -1,8 +1,21 @@
 #pragma once
 /// Offload-cost probes (seed 004): bandwidth per link and memory model, dispatch latency Td, memory
 /// attach latency Tm, and the model T = Td + Tm + bytes(read + write) / BW.
+///
+/// Two levels: ProbeTarget is what one device answers (each backend implements it); run_probe()
+/// drives the sweeps over a set of devices and returns the rows `conveyor probe` prints.
+///
+///   conveyor::ProbeOptions options;
+///   options.quick = true;
+///   auto results = conveyor::run_probe({conveyor::find_device("cpu")}, options);
+///   for (const auto& m : results.models) std::cout << m.device << " Td " << m.td_us << " us\n";
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,5 +63,111 @@ class ProbeTarget {
   /// MD5 digests (16 bytes each) of `count` independent 64-byte messages.
   virtual double md5(std::size_t count, const std::uint8_t* messages, std::uint8_t* digests) = 0;
 };
+
+class Device;
+
+/// What run_probe() measures. Sizes are bytes; times in the results are as their keys say.
+struct ProbeOptions {
+  int repeats = 5;  ///< timed repetitions per point (best and median kept); cheap points use more
+  bool quick = false;  ///< short sweeps (4 KiB..1 MiB, matmul n <= 128, md5 <= 256 KiB)
+  std::uint64_t max_bytes = 256ull
+                            << 20;  ///< largest transfer and task size (also bounded per device)
+  bool apps = true;                 ///< run the application pair (matmul, md5)
+  /// Called with one line per phase ("opencl:0: transfers"), e.g. to show progress; may be empty.
+  std::function<void(std::string_view)> progress;
+};
+
+/// One transfer (direction "h2d", "d2h", "d2d") or memory task ("task": bytes read + written)
+/// point of the bandwidth-versus-size sweep. GB/s are SI (1e9 B/s).
+struct BandwidthPoint {
+  std::string device;
+  MemoryModel model = MemoryModel::Host;
+  std::string direction;
+  std::uint64_t bytes = 0;
+  double best_s = 0;
+  double best_gbs = 0;
+  double median_gbs = 0;
+};
+
+/// Empty-kernel costs of one device: host enqueue (mean of a burst) and launch + wait.
+struct DispatchPoint {
+  std::string device;
+  double enqueue_us = 0;
+  double roundtrip_us = 0;
+};
+
+/// One memory task over a small buffer, the points behind Tm (best time).
+struct AttachPoint {
+  std::string device;
+  MemoryModel model = MemoryModel::Host;
+  std::uint64_t bytes = 0;
+  double time_us = 0;
+};
+
+/// Line fit of attach time against bytes, and Tm = intercept - Td.
+struct OffloadFit {
+  double tm_us = 0;
+  double intercept_us = 0;
+  double slope_us_per_byte = 0;
+  double rms_residual_us = 0;
+};
+
+/// Fits time_us = intercept + slope * bytes and subtracts `td_us` from the intercept. Needs two
+/// distinct sizes (throws conveyor::Error).
+OffloadFit fit_offload(std::span<const double> bytes, std::span<const double> time_us,
+                       double td_us);
+
+/// One column of the seed's table 3: T = Td + Tm + bytes(read + write) / BW.
+struct ModelRow {
+  std::string device;
+  MemoryModel model = MemoryModel::Host;
+  double td_us = 0;
+  double tm_us = 0;
+  double bw_gbs = 0;
+  OffloadFit fit;
+};
+
+/// One run of an application ("matmul": size is n; "md5": size is bytes of 64-byte messages).
+struct AppPoint {
+  std::string app;
+  std::string device;
+  std::uint64_t size = 0;
+  double time_s = 0;  ///< best
+  double median_s = 0;
+  std::optional<double> speedup_vs_cpu;     ///< CPU time / this time at the same size
+  std::optional<double> rel_error;          ///< matmul on a device: ||C - C_cpu||_F / ||C_cpu||_F
+  std::optional<std::uint64_t> mismatches;  ///< md5 on a device: digests differing from the CPU's
+  bool valid = true;                        ///< the device result matched the CPU's
+};
+
+/// The size from which offloading `app` to `device` pays; nullopt when it never does in range.
+struct Crossover {
+  std::string app;
+  std::string device;
+  std::optional<std::uint64_t> size;
+};
+
+/// The smallest measured size from which the device is faster than the CPU at that size and at
+/// every larger size measured; nullopt when it is not faster at the largest. The spans are aligned
+/// and sorted by size (throws UsageError when their lengths differ).
+std::optional<std::uint64_t> crossover_size(std::span<const std::uint64_t> sizes,
+                                            std::span<const double> cpu_s,
+                                            std::span<const double> device_s);
+
+struct ProbeResults {
+  std::vector<BandwidthPoint> bandwidth;
+  std::vector<DispatchPoint> dispatch;
+  std::vector<AttachPoint> attach;
+  std::vector<ModelRow> models;
+  std::vector<AppPoint> apps;
+  std::vector<Crossover> crossovers;
+  std::vector<std::string> notes;  ///< caveats that belong with the figures
+};
+
+/// Probes `devices` in order. Application runs on devices other than the CPU are checked against
+/// the CPU's results (which are measured even when the CPU is not in `devices`). Throws UsageError
+/// for bad options and conveyor::Error when a device fails.
+ProbeResults run_probe(const std::vector<std::shared_ptr<Device>>& devices,
+                       const ProbeOptions& options);
 
 }  // namespace conveyor

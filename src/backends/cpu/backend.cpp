@@ -1,5 +1,6 @@
 #include "conveyor/topology.hpp"
 #include "cpu_device.hpp"
+#include "sgemm.hpp"
 
 namespace conveyor {
 namespace cpu {
@@ -17,7 +18,8 @@ CpuDevice::CpuDevice() {
                    {"llc_level", t.llc_level},
                    {"llc_bytes", t.llc_bytes},
                    {"llc_total_bytes", t.llc_total_bytes},
-                   {"numa_nodes", t.numa_nodes.size()}};
+                   {"numa_nodes", t.numa_nodes.size()},
+                   {"probe_matmul", sgemm_name()}};
 }
 
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/md5.hpp"
 #include "kernels.hpp"
-#include "md5_block.hpp"
 
 namespace conveyor::cuda {
 namespace {

@@ -1,8 +1,11 @@
 #pragma once
-// MD5 (RFC 1321) of exactly one 64-byte message: the message block, then a constant padding block
-// (0x80, zeros, bit length 512). Written once for the GPU kernel and for host-side checks, so the
-// algorithm is tested on machines without a GPU.
+// MD5 (RFC 1321). md5_compress and md5_64 (one 64-byte message: the message block, then a constant
+// padding block of 0x80, zeros and the bit length 512) are plain C++ that CUDA also compiles for
+// the device, so the GPU kernel, the CPU probe and the OpenCL checks share one tested algorithm.
+// md5_bytes hashes a message of any length (host only), for the RFC 1321 test suite.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #ifdef __CUDACC__
 #define CONVEYOR_HOST_DEVICE __host__ __device__ __forceinline__
@@ -15,7 +18,7 @@
 #define CONVEYOR_UNROLL
 #endif
 
-namespace conveyor::cuda {
+namespace conveyor {
 
 CONVEYOR_HOST_DEVICE void md5_compress(std::uint32_t state[4], const std::uint32_t m[16]) {
   // K[i] = floor(abs(sin(i + 1)) * 2^32); S: the per-round rotations. Local so that device code may
@@ -75,4 +78,41 @@ CONVEYOR_HOST_DEVICE void md5_64(const std::uint32_t message[16], std::uint32_t 
   md5_compress(digest, padding);
 }
 
-}  // namespace conveyor::cuda
+/// Reads 16 little-endian words from 64 bytes, whatever the host's byte order.
+inline void md5_load_words(const std::uint8_t* bytes, std::uint32_t words[16]) {
+  for (int i = 0; i < 16; ++i)
+    words[i] = std::uint32_t{bytes[4 * i]} | std::uint32_t{bytes[4 * i + 1]} << 8 |
+               std::uint32_t{bytes[4 * i + 2]} << 16 | std::uint32_t{bytes[4 * i + 3]} << 24;
+}
+
+/// Writes the 4 state words as the 16 digest bytes (little-endian).
+inline void md5_store_digest(const std::uint32_t state[4], std::uint8_t digest[16]) {
+  for (int i = 0; i < 16; ++i) digest[i] = static_cast<std::uint8_t>(state[i / 4] >> (8 * (i % 4)));
+}
+
+/// MD5 digest of `length` bytes at `data` (any length), host only.
+inline void md5_bytes(const std::uint8_t* data, std::size_t length, std::uint8_t digest[16]) {
+  std::uint32_t state[4] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476};
+  std::uint32_t words[16];
+  std::size_t done = 0;
+  for (; length - done >= 64; done += 64) {
+    md5_load_words(data + done, words);
+    md5_compress(state, words);
+  }
+  // The tail, 0x80, zeros up to 56 mod 64, then the bit length: one or two final blocks.
+  std::uint8_t tail[128] = {};
+  std::size_t rest = length - done;
+  if (rest) std::memcpy(tail, data + done, rest);
+  tail[rest] = 0x80;
+  std::size_t blocks = rest < 56 ? 1 : 2;
+  std::uint64_t bits = static_cast<std::uint64_t>(length) * 8;
+  for (int i = 0; i < 8; ++i)
+    tail[blocks * 64 - 8 + i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  for (std::size_t b = 0; b < blocks; ++b) {
+    md5_load_words(tail + 64 * b, words);
+    md5_compress(state, words);
+  }
+  md5_store_digest(state, digest);
+}
+
+}  // namespace conveyor
