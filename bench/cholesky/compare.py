@@ -92,7 +92,9 @@ def main():
         print(f"{name:<10}{c:>10.2f}{o:>10.2f}{(f'{s:.2f}' if s else 'n/a'):>10}"
               f"{c / o:>15.2f}{(f'{c / s:.2f}' if s else 'n/a'):>13}")
         rows.append({"precision": name, "n": n, "block": block, "conveyor_gflops": c,
-                     "openblas_potrf_gflops": o, "starpu_gflops": s,
+                     "conveyor_residual": best[("conveyor", p)][2],
+                     "openblas_potrf_gflops": o, "openblas_residual": best[("openblas", p)][2],
+                     "starpu_gflops": s,
                      "ratio_openblas": c / o, "ratio_starpu": c / s if s else None})
     if not starpu_path:
         print("StarPU: cholesky_implicit not found (scripts/setup-deps.sh --bench installs it)")
