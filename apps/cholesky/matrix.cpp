@@ -70,7 +70,7 @@ double cholesky_flops(int n) {
 
 template <typename T>
 double residual_bound(int n) {
-  return static_cast<double>(n) * std::numeric_limits<T>::epsilon() / 2;
+  return 8.0 * std::sqrt(static_cast<double>(n)) * std::numeric_limits<T>::epsilon() / 2;
 }
 
 template <typename T>

@@ -63,6 +63,36 @@ TEST(CholeskyResidual, IsSmallForACorrectFactorAndLargeForAWrongOne) {
   EXPECT_GT(factor_and_check<float>(300, true), residual_bound<float>(300));
 }
 
+// A skipped gemm task leaves one tile of A without one update L_ik L_jk^T: the factor is then the
+// exact factor of a different matrix. The check must see that, in both precisions.
+template <typename T>
+double residual_with_a_skipped_gemm(int n, int b, int ti, int tj, int tk) {
+  SpdMatrix a(n);
+  std::vector<T> l(std::size_t(n) * n);
+  a.fill(l.data(), n);
+  loop_potrf<T>(n, l.data(), n);
+  std::vector<T> wrong(l.size());
+  a.fill(wrong.data(), n);
+  for (int c = 0; c < b; ++c)
+    for (int r = 0; r < b; ++r) {
+      T u = 0;
+      for (int p = 0; p < b; ++p)
+        u += l[std::size_t(ti * b + r) + std::size_t(tk * b + p) * n] *
+             l[std::size_t(tj * b + c) + std::size_t(tk * b + p) * n];
+      wrong[std::size_t(ti * b + r) + std::size_t(tj * b + c) * n] += u;  // update not subtracted
+      wrong[std::size_t(tj * b + c) + std::size_t(ti * b + r) * n] += u;
+    }
+  loop_potrf<T>(n, wrong.data(), n);
+  return cholesky_residual(a, wrong.data(), n);
+}
+
+TEST(CholeskyResidual, SeesASkippedGemmUpdate) {
+  EXPECT_GT(residual_with_a_skipped_gemm<float>(512, 16, 20, 10, 3), residual_bound<float>(512));
+  EXPECT_GT(residual_with_a_skipped_gemm<double>(512, 16, 20, 10, 3), residual_bound<double>(512));
+  // The last update of the last tile: the smallest entries of L meet there.
+  EXPECT_GT(residual_with_a_skipped_gemm<float>(512, 64, 7, 6, 5), residual_bound<float>(512));
+}
+
 TEST(CholeskyResidual, IgnoresTheUpperTriangleAndFlagsNaN) {
   const int n = 40;
   SpdMatrix a(n);
