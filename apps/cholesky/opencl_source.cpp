@@ -1,4 +1,6 @@
 // The OpenCL C source of the gemm tile kernel (plain text; built with or without OpenCL).
+#include <atomic>
+
 #include "cholesky/opencl_kernels.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -64,9 +66,49 @@ void tile_gemm_nt(const int m, const int n, const int k,
     }
   }
 }
+
+// CPU drivers (PoCL) turn a work-group into loops over its work-items, and a barrier splits those
+// loops, spilling every value live across it (the accumulators) to memory. This variant has no
+// local memory and no barrier: work-item r of a group of 32 owns row r and eight consecutive
+// columns, with A read down the column (vectorised across work-items) and B read as broadcasts; the
+// caches do the staging. About three times faster than the kernel above on PoCL.
+#define NC 8
+__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+void tile_gemm_nt_cpu(const int m, const int n, const int k,
+                      __global const REAL* restrict a, const int lda,
+                      __global const REAL* restrict b, const int ldb,
+                      __global REAL* restrict c, const int ldc) {
+  const int row = get_global_id(0);
+  const int col0 = get_group_id(1) * NC;
+  if (row >= m) return;
+  REAL acc[NC];
+  for (int j = 0; j < NC; ++j) acc[j] = 0;
+  if (col0 + NC <= n) {
+    for (int p = 0; p < k; ++p) {
+      const REAL av = a[row + (long)p * lda];
+      __global const REAL* bp = b + col0 + (long)p * ldb;
+      for (int j = 0; j < NC; ++j) acc[j] += av * bp[j];
+    }
+    for (int j = 0; j < NC; ++j) c[row + (long)(col0 + j) * ldc] -= acc[j];
+  } else {
+    const int nc = n - col0;
+    for (int p = 0; p < k; ++p) {
+      const REAL av = a[row + (long)p * lda];
+      for (int j = 0; j < nc; ++j) acc[j] += av * b[col0 + j + (long)p * ldb];
+    }
+    for (int j = 0; j < nc; ++j) c[row + (long)(col0 + j) * ldc] -= acc[j];
+  }
+}
 )CLC";
 
 std::string_view opencl_gemm_source() { return kSource; }
+
+namespace {
+std::atomic<OpenclGemmVariant> variant{OpenclGemmVariant::Auto};
+}  // namespace
+
+void set_opencl_gemm_variant(OpenclGemmVariant v) { variant.store(v); }
+OpenclGemmVariant opencl_gemm_variant() { return variant.load(); }
 
 std::string opencl_gemm_options(bool double_precision) {
   return double_precision ? "-DREAL=double -DREAL_IS_DOUBLE=1" : "-DREAL=float";

@@ -17,7 +17,7 @@ namespace {
 
 std::size_t element_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
 
-// Whether some worker of the configuration can run `codelet`.
+// Whether the configuration lists a device of `kind`.
 bool has_device_of_kind(const RunConfig& c, DeviceKind kind) {
   for (const auto& id : c.runtime.devices)
     if (find_device(id)->info().kind == kind) return true;
@@ -133,8 +133,8 @@ void validate(const RunConfig& c) {
     }
 
   double bytes = static_cast<double>(c.n) * c.n * static_cast<double>(element_bytes(c.precision));
-  double need = c.check ? 2 * bytes : bytes;  // the check keeps a double copy of L
-  if (c.check && c.precision == Precision::Single) need = bytes + 2 * bytes;
+  // The check keeps a double-precision copy of L.
+  double need = bytes + (c.check ? static_cast<double>(c.n) * c.n * sizeof(double) : 0.0);
   std::uint64_t avail = host_topology().available_bytes;
   if (avail > 0 && need > static_cast<double>(avail))
     throw UsageError("cholesky: n = " + std::to_string(c.n) + " needs " +

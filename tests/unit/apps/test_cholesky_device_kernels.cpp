@@ -11,6 +11,7 @@
 #include "cholesky/cholesky.hpp"
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
+#include "cholesky/opencl_kernels.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
 
@@ -84,13 +85,30 @@ class DeviceTileKernels : public test::PerDevice {
   }
 };
 
+// OpenCL has two gemm kernels (local memory for GPUs, barrier-free for CPU drivers): both run here,
+// whatever the device, and the automatic choice too.
+struct VariantScope {
+  explicit VariantScope(OpenclGemmVariant v) { set_opencl_gemm_variant(v); }
+  ~VariantScope() { set_opencl_gemm_variant(OpenclGemmVariant::Auto); }
+};
+const OpenclGemmVariant kVariants[] = {OpenclGemmVariant::Auto, OpenclGemmVariant::LocalMemory,
+                                       OpenclGemmVariant::NoBarrier};
+
 TEST_P(DeviceTileKernels, GemmSingle) {
   if (device().info().kind == DeviceKind::Cpu) GTEST_SKIP() << "covered by CpuKernels";
-  check_gemm<float>();
+  for (auto v : kVariants) {
+    SCOPED_TRACE(static_cast<int>(v));
+    VariantScope scope(v);
+    check_gemm<float>();
+  }
 }
 TEST_P(DeviceTileKernels, GemmDouble) {
   if (device().info().kind == DeviceKind::Cpu) GTEST_SKIP() << "covered by CpuKernels";
-  check_gemm<double>();
+  for (auto v : kVariants) {
+    SCOPED_TRACE(static_cast<int>(v));
+    VariantScope scope(v);
+    check_gemm<double>();
+  }
 }
 
 // CUDA has all four kernels: a whole small factorisation with every task on the GPU.
