@@ -82,6 +82,16 @@ TEST(CliCholesky, GemmOnTheOpenclDeviceMakesTheSeedsCopies) {
   }
 }
 
+TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
+  CliResult r = run_cli("cholesky --n 96 --block 32 --devices all --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["results"][0];
+  std::string devices = row["devices"];
+  EXPECT_EQ(devices.rfind("cpu", 0), 0u) << devices;
+  EXPECT_EQ(devices.find("opencl:0") != std::string::npos, has_opencl_device()) << devices;
+  EXPECT_EQ(row["check"], "passed");
+}
+
 TEST(CliCholesky, TraceIsAChromeTrace) {
   std::string path = ::testing::TempDir() + "cholesky_trace_" + std::to_string(getpid()) + ".json";
   CliResult r = run_cli("cholesky --n 128 --block 32 --cpus 2 --trace " + path);

@@ -14,6 +14,7 @@
 #include "cholesky/matrix.hpp"
 #include "cholesky/run.hpp"
 #include "commands.hpp"
+#include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::cli {
@@ -47,11 +48,19 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   bool with_cpu = false;
   std::vector<std::string> devices;
+  auto add = [&](const std::string& d) {
+    if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+  };
   for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0")
+    if (d == "cpu" || d == "cpu:0") {
       with_cpu = true;
-    else if (std::find(devices.begin(), devices.end(), d) == devices.end())
-      devices.push_back(d);
+    } else if (d == "all") {  // the CPUs and every device found
+      with_cpu = true;
+      for (const auto& device : all_devices())
+        if (device->info().kind != DeviceKind::Cpu) add(device->info().id);
+    } else {
+      add(d);
+    }
   }
   if (!with_cpu && o.cpus > 0) throw UsageError("cholesky: --cpus needs cpu in --devices");
   if (o.cpus == 0)
@@ -237,8 +246,8 @@ void add_cholesky_command(CLI::App& app) {
       ->option_text("s|d[,..]");
   command
       ->add_option("--devices", o->devices,
-                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0 "
-                   "(default cpu; see conveyor devices)")
+                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
+                   "all (default cpu; see conveyor devices)")
       ->delimiter(',')
       ->option_text("LIST");
   command
