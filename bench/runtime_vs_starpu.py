@@ -23,7 +23,7 @@ def per_task_us(command, env):
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed ({out.returncode}): {out.stderr.strip()}")
-    match = re.search(r"^Per task: ([0-9.]+) usecs", out.stdout, re.M)
+    match = re.search(r"^Per task: ([0-9.]+) usecs", out.stdout + out.stderr, re.M)
     if not match:
         raise RuntimeError(f"no 'Per task' line in the output of {command[0]}")
     return float(match.group(1))
