@@ -516,7 +516,7 @@ void Runtime::Impl::cpu_loop(Worker& w) {
 
 bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
   auto start = std::chrono::steady_clock::now();
-  double trace_start = trace_ ? trace_->now_us() : 0;
+  double trace_start = 0;
   t->worker = w.index;
   TaskContext& ctx = w.context;
   ctx.buffers_.resize(t->accesses.size());
@@ -532,6 +532,7 @@ bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
     ctx.task_name_ = t->label();
     ctx.stream_ = ctx.kernel_ = nullptr;
     ctx.args_ = {t->args.data(), t->args_bytes};
+    if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
     t->codelet->cpu(ctx);
     for (const auto& a : t->accesses)
       if (writes(a.mode)) coherence_->commit_host_write(*a.data);

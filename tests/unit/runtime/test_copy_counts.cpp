@@ -3,6 +3,7 @@
 // the counts depend only on the graph, the placement and the coherence policy.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -97,6 +98,8 @@ TEST_P(RuntimeCopyCounts, TraceHasTracksPerWorkerDeviceAndLink) {
   run_cholesky(*this, Coherence::Coherent, path.string());
   std::ifstream in(path);
   nlohmann::json doc = nlohmann::json::parse(in);
+  if (const char* keep = std::getenv("CONVEYOR_KEEP_TRACE"))  // to look at it: conveyor plot
+    std::filesystem::copy_file(path, keep, std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove(path);
   std::set<std::string> processes, tracks, task_names, copy_names;
   for (const auto& e : doc.at("traceEvents")) {
