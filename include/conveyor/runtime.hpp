@@ -85,6 +85,13 @@ struct LinkStats {
   std::uint64_t bytes = 0;
 };
 
+/// Allocations in one device memory space.
+struct SpaceStats {
+  std::string name;               ///< "opencl:0", ...
+  std::uint64_t allocations = 0;  ///< real device allocations
+  std::uint64_t cache_hits = 0;   ///< allocations served by the cache of freed blocks
+};
+
 /// Per worker: tasks run and the time spent in them.
 struct WorkerStats {
   std::string name;  ///< "cpu worker 0", "opencl:0 worker"
@@ -102,6 +109,7 @@ struct RuntimeStats {
   std::uint64_t allocation_cache_hits = 0;      ///< allocations served by the cache of freed blocks
   std::uint64_t tasks = 0;                      ///< tasks run (not counting acquires)
   std::vector<LinkStats> links;                 ///< links with at least one copy
+  std::vector<SpaceStats> spaces;               ///< one per device
   std::vector<WorkerStats> workers;
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }

@@ -45,8 +45,8 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
       stats_(stats),
       trace_(trace) {
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
-    memories_.push_back(std::make_unique<DeviceMemory>(*drivers_[i], memory_limit, stats_));
     int space = static_cast<int>(i) + 1;
+    memories_.push_back(std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_));
     memories_.back()->set_evict(
         [this, space](std::size_t missing) { return evict(space, missing); });
   }

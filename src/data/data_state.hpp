@@ -50,6 +50,9 @@ struct DataState {
 
   // Guarded by the runtime's graph lock.
   runtime::Task* last_writer = nullptr;
+  /// A task that should have written it failed or was cancelled: later tasks using it are
+  /// cancelled too, until wait_all reports the failure.
+  bool poisoned = false;
   std::vector<runtime::Task*> readers;  ///< readers since last_writer
 
   std::size_t bytes() const { return rows * cols * elem_size; }

@@ -7,8 +7,12 @@
 
 namespace conveyor::detail {
 
-DeviceMemory::DeviceMemory(runtime::DeviceDriver& driver, std::uint64_t limit, TransferStats& stats)
-    : driver_(driver), limit_(limit ? limit : driver.memory_bytes()), stats_(stats) {}
+DeviceMemory::DeviceMemory(runtime::DeviceDriver& driver, int space, std::uint64_t limit,
+                           TransferStats& stats)
+    : driver_(driver),
+      space_(space),
+      limit_(limit ? limit : driver.memory_bytes()),
+      stats_(stats) {}
 
 DeviceMemory::~DeviceMemory() { trim(); }
 
@@ -37,7 +41,7 @@ void* DeviceMemory::allocate(std::size_t bytes, const std::string& what) {
   if (auto it = cache_.find(bytes); it != cache_.end()) {
     void* block = it->second;
     cache_.erase(it);
-    stats_.count_cache_hit();
+    stats_.count_cache_hit(space_);
     return block;
   }
   if (bytes > limit_)
@@ -64,7 +68,7 @@ void* DeviceMemory::allocate(std::size_t bytes, const std::string& what) {
     block = driver_.allocate(bytes);
   }
   used_ += bytes;
-  stats_.count_allocation();
+  stats_.count_allocation(space_);
   return block;
 }
 

@@ -18,7 +18,7 @@ namespace conveyor::detail {
 class DeviceMemory {
  public:
   /// `limit` bytes at most (0: the device's memory).
-  DeviceMemory(runtime::DeviceDriver& driver, std::uint64_t limit, TransferStats& stats);
+  DeviceMemory(runtime::DeviceDriver& driver, int space, std::uint64_t limit, TransferStats& stats);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -45,6 +45,7 @@ class DeviceMemory {
   bool trim_locked();
 
   runtime::DeviceDriver& driver_;
+  int space_;
   std::uint64_t limit_;
   TransferStats& stats_;
   Evict evict_;

@@ -5,7 +5,11 @@ namespace conveyor::detail {
 TransferStats::TransferStats(std::vector<std::string> spaces)
     : spaces_(std::move(spaces)),
       n_(static_cast<int>(spaces_.size())),
-      links_(std::make_unique<Counter[]>(spaces_.size() * spaces_.size())) {}
+      links_(std::make_unique<Counter[]>(spaces_.size() * spaces_.size())),
+      allocations_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      cache_hits_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
+  reset();
+}
 
 void TransferStats::fill(RuntimeStats& out) const {
   for (int from = 0; from < n_; ++from)
@@ -26,8 +30,13 @@ void TransferStats::fill(RuntimeStats& out) const {
         out.d2d_bytes += bytes;
       }
     }
-  out.device_allocations = allocations_.load(std::memory_order_relaxed);
-  out.allocation_cache_hits = cache_hits_.load(std::memory_order_relaxed);
+  for (int s = 1; s < n_; ++s) {
+    SpaceStats space{spaces_[s], allocations_[s].load(std::memory_order_relaxed),
+                     cache_hits_[s].load(std::memory_order_relaxed)};
+    out.device_allocations += space.allocations;
+    out.allocation_cache_hits += space.cache_hits;
+    out.spaces.push_back(std::move(space));
+  }
 }
 
 void TransferStats::reset() {
@@ -35,8 +44,10 @@ void TransferStats::reset() {
     links_[i].copies.store(0);
     links_[i].bytes.store(0);
   }
-  allocations_.store(0);
-  cache_hits_.store(0);
+  for (int s = 0; s < n_; ++s) {
+    allocations_[s].store(0);
+    cache_hits_[s].store(0);
+  }
 }
 
 }  // namespace conveyor::detail

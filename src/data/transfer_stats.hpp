@@ -21,8 +21,8 @@ class TransferStats {
     c.copies.fetch_add(1, std::memory_order_relaxed);
     c.bytes.fetch_add(bytes, std::memory_order_relaxed);
   }
-  void count_allocation() { allocations_.fetch_add(1, std::memory_order_relaxed); }
-  void count_cache_hit() { cache_hits_.fetch_add(1, std::memory_order_relaxed); }
+  void count_allocation(int space) { allocations_[space].fetch_add(1, std::memory_order_relaxed); }
+  void count_cache_hit(int space) { cache_hits_[space].fetch_add(1, std::memory_order_relaxed); }
 
   /// Fills the copy and allocation fields of `out`.
   void fill(RuntimeStats& out) const;
@@ -36,8 +36,8 @@ class TransferStats {
   std::vector<std::string> spaces_;
   int n_;
   std::unique_ptr<Counter[]> links_;
-  std::atomic<std::uint64_t> allocations_{0};
-  std::atomic<std::uint64_t> cache_hits_{0};
+  std::unique_ptr<std::atomic<std::uint64_t>[]> allocations_;  // per space
+  std::unique_ptr<std::atomic<std::uint64_t>[]> cache_hits_;
 };
 
 }  // namespace conveyor::detail

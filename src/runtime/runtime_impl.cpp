@@ -320,6 +320,8 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   if (!args.empty()) std::memcpy(t->args.data(), args.data(), args.size());
   t->args_bytes = args.size();
   ++submitted_;
+  for (const auto& a : t->accesses)
+    if (a.data->poisoned) t->cancelled = true;
   add_dependencies(t);
   if (t->pending == 0) make_ready(t);
   return t->id;
@@ -385,6 +387,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     bool bad = failed || task->cancelled;
     for (const auto& a : task->accesses) {
       detail::DataState& d = *a.data;
+      if (bad && writes(a.mode)) d.poisoned = true;
       if (d.last_writer == task) d.last_writer = nullptr;
       auto it = std::find(d.readers.begin(), d.readers.end(), task);
       if (it != d.readers.end()) {
@@ -443,6 +446,8 @@ void Runtime::Impl::wait_all() {
           fmt::format("; {} dependent task{} not run", cancelled_, cancelled_ == 1 ? "" : "s");
     first_error_.clear();
     failed_ = cancelled_ = 0;
+    std::lock_guard registry_lock(registry_mutex_);
+    for (auto& d : registry_) d->poisoned = false;
     throw Error(message);
   }
 }
@@ -511,7 +516,7 @@ void Runtime::Impl::cpu_loop(Worker& w) {
 
 bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
   auto start = std::chrono::steady_clock::now();
-  double trace_start = trace_ ? trace_->now_us() : 0;
+  double trace_start = 0;
   t->worker = w.index;
   TaskContext& ctx = w.context;
   ctx.buffers_.resize(t->accesses.size());
@@ -527,6 +532,7 @@ bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
     ctx.task_name_ = t->label();
     ctx.stream_ = ctx.kernel_ = nullptr;
     ctx.args_ = {t->args.data(), t->args_bytes};
+    if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
     t->codelet->cpu(ctx);
     for (const auto& a : t->accesses)
       if (writes(a.mode)) coherence_->commit_host_write(*a.data);

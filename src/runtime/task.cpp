@@ -27,6 +27,9 @@ void Task::reset() {
 Task* TaskPool::get() {
   if (free_.empty()) {
     all_.push_back(std::make_unique<Task>());
+    // Room for the common case up front, so that a recycled task rarely grows.
+    all_.back()->accesses.reserve(4);
+    all_.back()->successors.reserve(4);
     return all_.back().get();
   }
   Task* t = free_.back();

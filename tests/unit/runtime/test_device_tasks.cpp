@@ -55,6 +55,27 @@ TEST(RuntimeDeviceTasks, CoherentCopiesOnlyWhatIsMissing) {
   EXPECT_EQ(s.d2h_copies, 1u);
   EXPECT_EQ(s.device_allocations, 1u);
   EXPECT_EQ(s.tasks, 4u);
+  ASSERT_EQ(s.spaces.size(), 1u);
+  EXPECT_EQ(s.spaces[0].name, "emu:0");
+  EXPECT_EQ(s.spaces[0].allocations, 1u);
+  ASSERT_EQ(s.links.size(), 2u);
+  EXPECT_EQ(s.links[0].from, "host");
+  EXPECT_EQ(s.links[0].to, "emu:0");
+  EXPECT_EQ(s.links[0].bytes, 64 * sizeof(double));
+}
+
+TEST(RuntimeDeviceTasks, FreedDeviceBlocksAreReused) {
+  auto rt = test::make_emulated_runtime(offload_options(Coherence::Coherent));
+  std::vector<double> x(64, 1.0);
+  for (int round = 0; round < 3; ++round) {
+    Data dx = rt->register_vector(x.data(), x.size(), "x");
+    rt->submit(scale(), {{dx, Access::ReadWrite}});
+    rt->unregister(dx);  // its device block goes back to the cache
+  }
+  EXPECT_EQ(x[0], 8.0);
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(s.device_allocations, 1u);
+  EXPECT_EQ(s.allocation_cache_hits, 2u);
 }
 
 TEST(RuntimeDeviceTasks, NaiveCopiesAroundEachDeviceTask) {
