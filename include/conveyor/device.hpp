@@ -33,6 +33,10 @@ struct DeviceInfo {
 class StreamArrays;
 struct StreamConfig;
 class ProbeTarget;
+namespace runtime {
+class DeviceDriver;
+struct DriverConfig;
+}  // namespace runtime
 
 /// One compute device with the memory it computes from.
 class Device {
@@ -45,6 +49,9 @@ class Device {
   virtual std::unique_ptr<StreamArrays> make_stream_arrays(const StreamConfig& config) = 0;
   /// The offload-cost probes of seed 004 for this device.
   virtual std::unique_ptr<ProbeTarget> make_probe_target() = 0;
+  /// The task runtime's driver for this device (src/runtime/device_driver.hpp); throws UsageError
+  /// when the backend has none (the CPU is driven by the runtime's own workers).
+  virtual std::unique_ptr<runtime::DeviceDriver> make_driver(const runtime::DriverConfig& config);
 
  protected:
   DeviceInfo info_;

@@ -16,6 +16,8 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<StreamArrays> make_stream_arrays(
       const StreamConfig& config) override;                   // stream.cpp
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
+  std::unique_ptr<runtime::DeviceDriver> make_driver(
+      const runtime::DriverConfig& config) override;  // runtime_driver.cpp
 
   const DeviceFacts& facts() const { return facts_; }
   std::shared_ptr<DeviceContext> context();

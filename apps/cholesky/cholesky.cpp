@@ -1,0 +1,203 @@
+#include "cholesky/cholesky.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <type_traits>
+
+#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cuda_kernels.hpp"
+#include "cholesky/opencl_kernels.hpp"
+#include "conveyor/error.hpp"
+
+namespace conveyor::apps::cholesky {
+
+std::string_view to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
+
+Precision parse_precision(std::string_view text) {
+  if (text == "s" || text == "single" || text == "float") return Precision::Single;
+  if (text == "d" || text == "double") return Precision::Double;
+  throw UsageError("unknown precision '" + std::string(text) + "' (use s or d)");
+}
+
+bool is_codelet_name(std::string_view name) {
+  return std::find(std::begin(kCodeletNames), std::end(kCodeletNames), name) !=
+         std::end(kCodeletNames);
+}
+
+namespace {
+
+int as_int(std::size_t v) { return static_cast<int>(v); }
+
+// Buffers arrive in the order of the task's accesses (see factorize). Dimensions come from the
+// buffers themselves, so ragged edge tiles need no extra arguments; ld is the matrix's on the CPU
+// and the tile's own height on devices.
+template <typename T>
+void add_implementations(CholeskyCodelets& c) {
+  c.potrf.cpu([](const TaskContext& t) {
+    const Buffer& a = t.buffer(0);
+    cpu_potrf<T>(as_int(a.rows), t.data<T>(0), as_int(a.ld));
+  });
+  c.trsm.cpu([](const TaskContext& t) {
+    const Buffer &l = t.buffer(0), &b = t.buffer(1);
+    cpu_trsm<T>(as_int(b.rows), as_int(b.cols), t.data<T>(0), as_int(l.ld), t.data<T>(1),
+                as_int(b.ld));
+  });
+  c.syrk.cpu([](const TaskContext& t) {
+    const Buffer &a = t.buffer(0), &s = t.buffer(1);
+    cpu_syrk<T>(as_int(s.rows), as_int(a.cols), t.data<T>(0), as_int(a.ld), t.data<T>(1),
+                as_int(s.ld));
+  });
+  c.gemm.cpu([](const TaskContext& t) {
+    const Buffer &a = t.buffer(0), &b = t.buffer(1), &g = t.buffer(2);
+    cpu_gemm<T>(as_int(g.rows), as_int(g.cols), as_int(a.cols), t.data<T>(0), as_int(a.ld),
+                t.data<T>(1), as_int(b.ld), t.data<T>(2), as_int(g.ld));
+  });
+
+  if (cuda_kernels_available()) {
+    c.potrf.cuda([](const TaskContext& t) {
+      const Buffer& a = t.buffer(0);
+      cuda_potrf<T>(t.cuda_stream(), as_int(a.rows), t.data<T>(0), as_int(a.ld));
+    });
+    c.trsm.cuda([](const TaskContext& t) {
+      const Buffer &l = t.buffer(0), &b = t.buffer(1);
+      cuda_trsm<T>(t.cuda_stream(), as_int(b.rows), as_int(b.cols), t.data<T>(0), as_int(l.ld),
+                   t.data<T>(1), as_int(b.ld));
+    });
+    c.syrk.cuda([](const TaskContext& t) {
+      const Buffer &a = t.buffer(0), &s = t.buffer(1);
+      cuda_syrk<T>(t.cuda_stream(), as_int(s.rows), as_int(a.cols), t.data<T>(0), as_int(a.ld),
+                   t.data<T>(1), as_int(s.ld));
+    });
+    c.gemm.cuda([](const TaskContext& t) {
+      const Buffer &a = t.buffer(0), &b = t.buffer(1), &g = t.buffer(2);
+      cuda_gemm<T>(t.cuda_stream(), as_int(g.rows), as_int(g.cols), as_int(a.cols), t.data<T>(0),
+                   as_int(a.ld), t.data<T>(1), as_int(b.ld), t.data<T>(2), as_int(g.ld));
+    });
+  }
+
+  if (opencl_kernels_available()) {
+    OpenclProgram program;
+    program.source = std::string(opencl_gemm_source());
+    program.kernel = kOpenclGemmKernel;
+    program.options = opencl_gemm_options(std::is_same_v<T, double>);
+    c.gemm.opencl(std::move(program), [](const TaskContext& t) {
+      const Buffer &a = t.buffer(0), &b = t.buffer(1), &g = t.buffer(2);
+      opencl_gemm_enqueue(t.opencl_queue(), t.opencl_kernel(), as_int(g.rows), as_int(g.cols),
+                          as_int(a.cols), t.opencl_mem(0), as_int(a.ld), t.opencl_mem(1),
+                          as_int(b.ld), t.opencl_mem(2), as_int(g.ld));
+    });
+  }
+}
+
+}  // namespace
+
+CholeskyCodelets::CholeskyCodelets(Precision p)
+    : precision(p), potrf("potrf"), trsm("trsm"), syrk("syrk"), gemm("gemm") {
+  if (p == Precision::Single)
+    add_implementations<float>(*this);
+  else
+    add_implementations<double>(*this);
+}
+
+const Codelet* CholeskyCodelets::find(std::string_view name) const {
+  for (const Codelet* c : {&potrf, &trsm, &syrk, &gemm})
+    if (c->name() == name) return c;
+  return nullptr;
+}
+
+TaskCounts task_counts(int tiles) {
+  auto t = static_cast<std::uint64_t>(std::max(tiles, 0));
+  std::uint64_t pairs = t * (t - (t > 0)) / 2;
+  std::uint64_t triples = t >= 3 ? t * (t - 1) * (t - 2) / 6 : 0;
+  return {t, pairs, pairs, triples};
+}
+
+namespace {
+
+// Submits the whole graph in program order, counting the tasks into `f`.
+template <typename TileFn>
+void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn& tile,
+                  Factorization& f) {
+  // Higher priority for tasks whose output tile is needed sooner: the column it belongs to
+  // becomes the panel at that step. Within one column, potrf > trsm > syrk > gemm.
+  auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
+  for (int k = 0; k < nt; ++k) {
+    rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority(k, 3));
+    ++f.potrf_tasks;
+    for (int i = k + 1; i < nt; ++i) {
+      rt.submit(codelets.trsm, {{tile(k, k), Access::Read}, {tile(i, k), Access::ReadWrite}},
+                priority(k, 2));
+      ++f.trsm_tasks;
+    }
+    for (int i = k + 1; i < nt; ++i) {
+      for (int j = k + 1; j < i; ++j) {
+        rt.submit(codelets.gemm,
+                  {{tile(i, k), Access::Read},
+                   {tile(j, k), Access::Read},
+                   {tile(i, j), Access::ReadWrite}},
+                  priority(j, 0));
+        ++f.gemm_tasks;
+      }
+      rt.submit(codelets.syrk, {{tile(i, k), Access::Read}, {tile(i, i), Access::ReadWrite}},
+                priority(i, 1));
+      ++f.syrk_tasks;
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int n, long ld,
+                        int block) {
+  constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
+  if (codelets.precision != kPrecision)
+    throw UsageError("cholesky: codelets built for " + std::string(to_string(codelets.precision)) +
+                     " precision, matrix is " + std::string(to_string(kPrecision)));
+  if (n <= 0) throw UsageError("cholesky: --n must be positive (got " + std::to_string(n) + ")");
+  if (block <= 0)
+    throw UsageError("cholesky: --block must be positive (got " + std::to_string(block) + ")");
+  if (ld < n) throw UsageError("cholesky: leading dimension below n");
+
+  const int nt = (n + block - 1) / block;
+  auto size_of = [&](int i) { return static_cast<std::size_t>(std::min(block, n - i * block)); };
+  // Tile (i, j) of the lower triangle, i >= j, registered as its own matrix (a view of `a`).
+  std::vector<Data> tiles(static_cast<std::size_t>(nt) * nt);
+  auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * nt)]; };
+  Factorization f;
+  f.tiles = nt;
+  std::chrono::steady_clock::time_point start;
+  try {
+    for (int j = 0; j < nt; ++j)
+      for (int i = j; i < nt; ++i)
+        tile(i, j) =
+            rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
+                               size_of(i), size_of(j), static_cast<std::size_t>(ld),
+                               "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
+    rt.reset_stats();
+    start = std::chrono::steady_clock::now();
+    submit_tasks(rt, codelets, nt, tile, f);
+    rt.wait_all();
+  } catch (...) {
+    // No registration may outlive this call: the caller may free the matrix next.
+    for (auto& d : tiles) {
+      try {
+        if (d.registered()) rt.unregister(d);
+      } catch (...) {
+      }
+    }
+    throw;
+  }
+  f.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (auto& d : tiles)
+    if (d.registered()) rt.unregister(d);
+  f.stats = rt.stats();  // after unregister, so that any final write-back is counted too
+  return f;
+}
+
+template Factorization factorize<float>(Runtime&, const CholeskyCodelets&, float*, int, long, int);
+template Factorization factorize<double>(Runtime&, const CholeskyCodelets&, double*, int, long,
+                                         int);
+
+}  // namespace conveyor::apps::cholesky

@@ -1,0 +1,13 @@
+// Built without OpenCL: the OpenCL gemm cannot be enqueued, and says so.
+#include "cholesky/opencl_kernels.hpp"
+#include "conveyor/error.hpp"
+
+namespace conveyor::apps::cholesky {
+
+bool opencl_kernels_available() { return false; }
+
+void opencl_gemm_enqueue(void*, void*, int, int, int, void*, int, void*, int, void*, int) {
+  throw Error("cholesky: built without OpenCL");
+}
+
+}  // namespace conveyor::apps::cholesky

@@ -1,0 +1,151 @@
+#include "cholesky/run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/matrix.hpp"
+#include "cholesky/opencl_kernels.hpp"
+#include "conveyor/device.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
+
+namespace conveyor::apps::cholesky {
+namespace {
+
+std::size_t element_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
+
+// Whether the configuration lists a device of `kind`.
+bool has_device_of_kind(const RunConfig& c, DeviceKind kind) {
+  for (const auto& id : c.runtime.devices)
+    if (find_device(id)->info().kind == kind) return true;
+  return false;
+}
+
+template <typename T>
+RunResult run_typed(const RunConfig& c) {
+  RunResult result;
+  result.cpu_kernels = cpu_kernel_library();
+  // One BLAS thread per task: the runtime already runs one task per core.
+  use_single_threaded_blas();
+
+  // Declared before the runtime so that it outlives it (the runtime writes back into it at the
+  // end), but allocated after: the runtime rejects a bad scheduler before the memory is taken.
+  std::vector<T> a;
+  RuntimeOptions options = c.runtime;
+  options.trace = !c.trace.empty();
+  Runtime rt(options);
+  result.workers = rt.workers();
+
+  SpdMatrix spd(c.n);
+  a.resize(static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n));
+  CholeskyCodelets codelets(c.precision);
+
+  if (c.warmup) {
+    // Three tiles per side is the smallest matrix with a task of every kind.
+    int wb = std::min(c.block, 64);
+    int wn = 3 * wb;
+    SpdMatrix small(wn);
+    std::vector<T> w(static_cast<std::size_t>(wn) * wn);
+    small.fill(w.data(), wn);
+    factorize(rt, codelets, w.data(), wn, wn, wb);
+  }
+
+  for (int r = 0; r < c.repeat; ++r) {
+    spd.fill(a.data(), c.n);
+    Factorization f = factorize(rt, codelets, a.data(), c.n, c.n, c.block);
+    result.times_s.push_back(f.time_s);
+    if (r == 0 || f.time_s < result.best.time_s) result.best = f;
+  }
+  if (!c.trace.empty()) rt.write_trace(c.trace);
+
+  std::vector<double> sorted = result.times_s;
+  std::sort(sorted.begin(), sorted.end());
+  std::size_t mid = sorted.size() / 2;
+  result.median_time_s = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  result.gflops = cholesky_flops(c.n) / result.best.time_s / 1e9;
+  result.residual_bound = residual_bound<T>(c.n);
+  if (c.check) {
+    result.checked = true;
+    result.residual = cholesky_residual(spd, a.data(), c.n);
+  }
+  return result;
+}
+
+}  // namespace
+
+void validate(const RunConfig& c) {
+  if (c.n <= 0)
+    throw UsageError("cholesky: --n must be positive (got " + std::to_string(c.n) + ")");
+  if (c.block <= 0)
+    throw UsageError("cholesky: --block must be positive (got " + std::to_string(c.block) + ")");
+  if (c.repeat <= 0) throw UsageError("cholesky: --repeat must be positive");
+  for (const auto& name : c.runtime.offload)
+    if (!is_codelet_name(name))
+      throw UsageError("cholesky: unknown codelet '" + name +
+                       "' in --offload (codelets: potrf, trsm, syrk, gemm)");
+  if (c.runtime.cpus == 0 && c.runtime.devices.empty())
+    throw UsageError("cholesky: no workers: --devices lists neither cpu nor a device");
+
+  CholeskyCodelets codelets(c.precision);
+  for (const auto& id : c.runtime.devices) {
+    auto device = find_device(id);  // UsageError naming the devices that exist
+    const DeviceInfo& info = device->info();
+    if (info.kind == DeviceKind::Cpu)
+      throw UsageError("cholesky: '" + id + "' is the host; name it as 'cpu' in --devices");
+    bool any = false;
+    for (const char* name : kCodeletNames) any = any || codelets.find(name)->has(info.kind);
+    if (!any)
+      throw UsageError("cholesky: no codelet has an implementation for " + id +
+                       " (this build lacks its kernels)");
+    if (info.kind == DeviceKind::OpenCL) {
+      if (c.precision == Precision::Double && !info.details.value("fp64", false))
+        throw UsageError("cholesky: " + id +
+                         " has no double precision (cl_khr_fp64); use --precision s");
+      auto max_group = info.details.value("max_work_group_size", std::size_t{0});
+      if (max_group != 0 && max_group < static_cast<std::size_t>(kOpenclGemmGroupSize))
+        throw UsageError("cholesky: " + id + " allows work-groups of " + std::to_string(max_group) +
+                         " work-items; the OpenCL gemm needs " +
+                         std::to_string(kOpenclGemmGroupSize));
+    }
+  }
+  // Every offloaded codelet must be runnable on one of the devices, else "offload" cannot place it.
+  for (const auto& name : c.runtime.offload) {
+    const Codelet* codelet = codelets.find(name);
+    bool placeable = false;
+    for (DeviceKind kind : {DeviceKind::OpenCL, DeviceKind::Cuda})
+      placeable = placeable || (codelet->has(kind) && has_device_of_kind(c, kind));
+    if (!placeable && !c.runtime.devices.empty())
+      throw UsageError("cholesky: --offload " + name +
+                       ": no listed device has an implementation of it (OpenCL has gemm only; CUDA "
+                       "has all four)");
+  }
+  if (c.runtime.cpus == 0)
+    for (const char* name : kCodeletNames) {
+      bool runnable = false;
+      for (const auto& id : c.runtime.devices)
+        runnable = runnable || codelets.find(name)->has(find_device(id)->info().kind);
+      if (!runnable)
+        throw UsageError(std::string("cholesky: without cpu in --devices, nothing can run ") +
+                         name + " (add cpu, or a CUDA device)");
+    }
+
+  double bytes = static_cast<double>(c.n) * c.n * static_cast<double>(element_bytes(c.precision));
+  // The check keeps a double-precision copy of L.
+  double need = bytes + (c.check ? static_cast<double>(c.n) * c.n * sizeof(double) : 0.0);
+  std::uint64_t avail = host_topology().available_bytes;
+  if (avail > 0 && need > static_cast<double>(avail))
+    throw UsageError("cholesky: n = " + std::to_string(c.n) + " needs " +
+                     std::to_string(static_cast<long long>(need / 1e6)) + " MB of memory, " +
+                     std::to_string(avail / 1000000) + " MB are available");
+}
+
+RunResult run_cholesky(const RunConfig& config) {
+  validate(config);
+  return config.precision == Precision::Single ? run_typed<float>(config)
+                                               : run_typed<double>(config);
+}
+
+}  // namespace conveyor::apps::cholesky

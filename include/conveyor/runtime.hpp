@@ -1,0 +1,233 @@
+#pragma once
+/// The task runtime: pinned CPU workers plus one driver per device (CUDA, OpenCL), a scheduler that
+/// places ready tasks, dependencies inferred from submission order, and automatic, coherent data
+/// movement between the host and device memories (seed 003).
+///
+///   conveyor::RuntimeOptions options;
+///   options.devices = {"opencl:0"};
+///   options.scheduler = "offload";
+///   options.offload = {"scale"};
+///   conveyor::Runtime rt(options);
+///   std::vector<float> v(1 << 20, 1.0f);
+///   conveyor::Data x = rt.register_vector(v.data(), v.size(), "x");
+///   rt.submit(scale, {{x, conveyor::Access::ReadWrite}});   // runs on opencl:0
+///   rt.submit(print, {{x, conveyor::Access::Read}});        // runs on a CPU after a copy back
+///   rt.wait_all();                                          // rethrows a task's exception
+///   std::cout << rt.stats().d2h_copies << "\n";
+///   rt.unregister(x);                                       // v holds the latest values
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conveyor/access.hpp"
+#include "conveyor/codelet.hpp"
+#include "conveyor/data.hpp"
+#include "conveyor/device.hpp"
+
+namespace conveyor {
+
+/// How replicas are kept (seed 003, section 3.3).
+enum class Coherence {
+  /// Copy every input of a device task in and every output back, around each device task (the
+  /// seed's "without optimisation").
+  Naive,
+  /// MSI: copy only what the destination lacks; write back at wait_all / unregister (default).
+  Coherent
+};
+/// How data moves from one device to another.
+enum class DeviceCopy {
+  HostStaged,  ///< device -> host -> device (default; counts a D2H and an H2D)
+  PeerCopy     ///< a direct device-to-device copy where the backend supports it (CUDA), else staged
+};
+
+std::string_view to_string(Coherence c);
+std::string_view to_string(DeviceCopy c);
+/// "naive" / "coherent"; throws UsageError otherwise.
+Coherence parse_coherence(std::string_view text);
+/// "host-staged" / "peer-copy"; throws UsageError otherwise.
+DeviceCopy parse_device_copy(std::string_view text);
+
+struct RuntimeOptions {
+  /// CPU workers, one pinned thread each: -1 = one per core; 0 = none (device tasks only).
+  int cpus = -1;
+  /// Pin CPU workers to cores (one per core, compact order).
+  bool pin = true;
+  /// Devices to use besides the CPUs: "opencl:0", "cuda:1", or "all"; empty = CPUs only.
+  std::vector<std::string> devices;
+  /// "eager" (any idle worker that has an implementation), "round-robin" (device-capable tasks
+  /// dealt to the devices in turn; the seed's baseline), "offload" (codelets named in `offload` on
+  /// devices, the rest on CPUs), "locality" (the space already holding most of the task's bytes).
+  std::string scheduler = "eager";
+  /// Codelet names placed on devices by "offload" (and limiting "round-robin" and "locality" to
+  /// them when not empty); other codelets run on CPUs.
+  std::vector<std::string> offload;
+  Coherence coherence = Coherence::Coherent;
+  DeviceCopy device_copy = DeviceCopy::HostStaged;
+  /// Tasks each device driver keeps enqueued ahead of the device (copies and kernels).
+  int device_tasks_in_flight = 4;
+  /// Bytes each device may allocate for replicas; 0 = the device's memory. Lower it to test what
+  /// happens when device memory runs out.
+  std::uint64_t device_memory_limit = 0;
+  /// Record a Chrome trace (Runtime::write_trace).
+  bool trace = false;
+};
+
+/// Copies over one link (an ordered pair of memory spaces).
+struct LinkStats {
+  std::string from;  ///< "host", "opencl:0", ...
+  std::string to;
+  std::uint64_t copies = 0;
+  std::uint64_t bytes = 0;
+};
+
+/// Allocations in one device memory space.
+struct SpaceStats {
+  std::string name;               ///< "opencl:0", ...
+  std::uint64_t allocations = 0;  ///< real device allocations
+  std::uint64_t cache_hits = 0;   ///< allocations served by the cache of freed blocks
+};
+
+/// Per worker: tasks run and the time spent in them.
+struct WorkerStats {
+  std::string name;  ///< "cpu worker 0", "opencl:0 worker"
+  std::uint64_t tasks = 0;
+  double busy_seconds = 0;  ///< CPU: time in task functions; devices: time with work enqueued
+};
+
+/// What the runtime did since it started (or since reset_stats). The copy counts are the seed's
+/// tables 3 and 5.
+struct RuntimeStats {
+  std::uint64_t h2d_copies = 0, h2d_bytes = 0;
+  std::uint64_t d2h_copies = 0, d2h_bytes = 0;
+  std::uint64_t d2d_copies = 0, d2d_bytes = 0;  ///< peer copies only (host-staged count as two)
+  std::uint64_t device_allocations = 0;         ///< real device allocations
+  std::uint64_t allocation_cache_hits = 0;      ///< allocations served by the cache of freed blocks
+  std::uint64_t tasks = 0;                      ///< tasks run (not counting acquires)
+  std::vector<LinkStats> links;                 ///< links with at least one copy
+  std::vector<SpaceStats> spaces;               ///< one per device
+  std::vector<WorkerStats> workers;
+
+  std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }
+  std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }
+};
+
+/// Identifies a submitted task (increasing in submission order, from 1).
+using TaskId = std::uint64_t;
+
+class Runtime;
+namespace detail {
+struct RuntimeAccess;  // internal: lets tests build a runtime with emulated devices
+}
+
+/// Host access to data granted by Runtime::acquire: the user's memory holds the latest contents
+/// while this object lives. Tasks submitted later that use the data wait until it is released.
+class HostAccess {
+ public:
+  HostAccess() = default;
+  HostAccess(HostAccess&& other) noexcept;
+  HostAccess& operator=(HostAccess&& other) noexcept;
+  HostAccess(const HostAccess&) = delete;
+  HostAccess& operator=(const HostAccess&) = delete;
+  ~HostAccess();
+
+  void* data() const { return ptr_; }
+  template <typename T>
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
+  /// Lets waiting tasks run; done by the destructor too.
+  void release();
+
+ private:
+  friend class Runtime;
+  Runtime* runtime_ = nullptr;
+  void* ticket_ = nullptr;
+  void* ptr_ = nullptr;
+};
+
+class Runtime {
+ public:
+  /// Starts the workers. Throws UsageError for unknown devices, schedulers or a bad option.
+  explicit Runtime(RuntimeOptions options = {});
+  /// Waits for the tasks, writes data back to the user's memory (errors are dropped: call wait_all
+  /// to see them) and stops the workers.
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// Registers `count` elements of `elem_size` bytes at `ptr`.
+  Data register_bytes(void* ptr, std::size_t elem_size, std::size_t count, std::string name = {});
+  /// Registers a column-major matrix: element (r, c) at ptr[r + c * ld]; throws UsageError when
+  /// ld < rows.
+  Data register_matrix_bytes(void* ptr, std::size_t elem_size, std::size_t rows, std::size_t cols,
+                             std::size_t ld, std::string name = {});
+  template <typename T>
+  Data register_vector(T* ptr, std::size_t count, std::string name = {}) {
+    return register_bytes(ptr, sizeof(T), count, std::move(name));
+  }
+  template <typename T>
+  Data register_matrix(T* ptr, std::size_t rows, std::size_t cols, std::size_t ld,
+                       std::string name = {}) {
+    return register_matrix_bytes(ptr, sizeof(T), rows, cols, ld, std::move(name));
+  }
+
+  /// Splits a registered matrix into tiles of tile_rows x tile_cols without copying (each tile is a
+  /// view of the user's memory with the matrix's ld). Waits for tasks using the matrix and brings
+  /// its latest contents home first. The matrix cannot be used in tasks until unpartition. Throws
+  /// UsageError when the tile sizes do not divide the matrix.
+  TileGrid partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols);
+  /// Unregisters the tiles (their latest contents land in the matrix) and makes the matrix usable.
+  void unpartition(TileGrid& grid);
+
+  /// Waits for the tasks that use `data`, copies its latest contents into the user's memory, frees
+  /// its device replicas (into the allocation cache) and invalidates every handle to it.
+  void unregister(Data& data);
+
+  /// Submits a task. It runs after the earlier tasks it conflicts with (RAW, WAR, WAW on the same
+  /// data); higher `priority` first among ready tasks. `args` (at most 64 bytes) are copied and
+  /// given to the implementation (TaskContext::args). Throws UsageError for unregistered or
+  /// partitioned data, data given twice, or a codelet without an implementation for any worker.
+  TaskId submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority = 0,
+                std::string_view name = {}, std::span<const std::byte> args = {});
+  TaskId submit(const Codelet& codelet, std::initializer_list<DataAccess> accesses,
+                int priority = 0, std::string_view name = {},
+                std::span<const std::byte> args = {}) {
+    return submit(codelet, std::span<const DataAccess>(accesses.begin(), accesses.size()), priority,
+                  name, args);
+  }
+
+  /// Waits until every submitted task has finished and writes back what is valid only on a device.
+  /// Rethrows the first task failure as Error naming the task, the codelet and the worker (tasks
+  /// depending on a failed one are not run and are counted in the message).
+  void wait_all();
+
+  /// Waits for the tasks that `mode` conflicts with and makes the user's memory hold the latest
+  /// contents (Read) or become the only valid copy (Write, ReadWrite) while the access lives.
+  HostAccess acquire(const Data& data, Access mode);
+
+  RuntimeStats stats() const;
+  void reset_stats();
+
+  /// Names of the workers: "cpu worker 0", ..., "opencl:0 worker".
+  std::vector<std::string> workers() const;
+  const RuntimeOptions& options() const;
+
+  /// Writes the Chrome trace-event JSON (chrome://tracing, Perfetto, `conveyor plot`): one track
+  /// per CPU worker, per device and per link. Throws UsageError unless options.trace was set.
+  void write_trace(const std::string& path) const;
+
+  class Impl;
+
+ private:
+  friend class HostAccess;
+  friend struct detail::RuntimeAccess;
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace conveyor

@@ -1,0 +1,64 @@
+#pragma once
+// The runtime's record of one registered Data: its shape, the user's memory (the host replica),
+// one replica per device memory space with its MSI state, and the tasks that last touched it (for
+// dependency inference).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/device_driver.hpp"
+
+namespace conveyor::runtime {
+struct Task;
+}
+
+namespace conveyor::detail {
+
+/// MSI state of one replica. Modified: the only up-to-date replica besides other Shared ones made
+/// from it, and the host is stale; Shared: up to date; Invalid: stale or absent.
+enum class Msi : std::uint8_t { Invalid, Shared, Modified };
+inline bool valid(Msi s) { return s != Msi::Invalid; }
+const char* to_string(Msi s);
+
+struct Replica {
+  void* block = nullptr;  ///< device allocation (cl_mem, device pointer); the user's memory on host
+  Msi state = Msi::Invalid;
+  int pins = 0;  ///< tasks in flight using the block; a pinned block is never evicted
+};
+
+/// Space 0 is the host; spaces 1..N are the devices in the runtime's order.
+inline constexpr int kHostSpace = 0;
+
+struct DataState {
+  const void* owner = nullptr;  ///< the Runtime::Impl it belongs to
+  std::size_t elem_size = 1;
+  std::size_t rows = 0;
+  std::size_t cols = 1;
+  std::size_t ld = 0;
+  char* host = nullptr;
+  std::string name;
+  std::atomic<bool> registered{true};
+  bool partitioned = false;     ///< a matrix whose tiles are registered (guarded by the graph lock)
+  DataState* parent = nullptr;  ///< the matrix a tile belongs to
+  std::size_t registry_slot = 0;  ///< position in the runtime's list of registered data
+
+  std::mutex mutex;  ///< guards replicas
+  std::vector<Replica> replicas;
+
+  // Guarded by the runtime's graph lock.
+  runtime::Task* last_writer = nullptr;
+  /// A task that should have written it failed or was cancelled: later tasks using it are
+  /// cancelled too, until wait_all reports the failure.
+  bool poisoned = false;
+  std::vector<runtime::Task*> readers;  ///< readers since last_writer
+
+  std::size_t bytes() const { return rows * cols * elem_size; }
+  runtime::HostRegion host_region() const { return {host, rows * elem_size, cols, ld * elem_size}; }
+  /// "'x' (vector of 4096 bytes)" for messages.
+  std::string describe() const;
+};
+
+}  // namespace conveyor::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The allocator of one device memory space: a cache of freed blocks by exact size (device
+// allocation is slow: cudaMalloc synchronises, OpenCL drivers allocate lazily and at a cost), a
+// capacity limit, and real allocations counted. When a request does not fit, the cache is emptied
+// first and then the caller's eviction hook frees unpinned replicas.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "data/transfer_stats.hpp"
+#include "runtime/device_driver.hpp"
+
+namespace conveyor::detail {
+
+class DeviceMemory {
+ public:
+  /// `limit` bytes at most (0: the device's memory).
+  DeviceMemory(runtime::DeviceDriver& driver, int space, std::uint64_t limit, TransferStats& stats);
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  /// Called with the bytes still missing when an allocation does not fit; frees what it can (by
+  /// calling free()) and returns whether it freed anything.
+  using Evict = std::function<bool(std::size_t missing)>;
+  void set_evict(Evict evict) { evict_ = std::move(evict); }
+
+  /// A block of `bytes`: a cached one of the same size, else a new one. Throws DeviceError naming
+  /// `what` when the limit or the device refuses.
+  void* allocate(std::size_t bytes, const std::string& what);
+  /// Returns a block to the cache.
+  void release(void* block, std::size_t bytes);
+  /// Frees a block for real (eviction).
+  void free(void* block, std::size_t bytes);
+  /// Frees every cached block.
+  void trim();
+
+  std::uint64_t limit() const { return limit_; }
+  std::uint64_t used() const;
+
+ private:
+  bool trim_locked();
+
+  runtime::DeviceDriver& driver_;
+  int space_;
+  std::uint64_t limit_;
+  TransferStats& stats_;
+  Evict evict_;
+  mutable std::mutex mutex_;
+  std::multimap<std::size_t, void*> cache_;
+  std::uint64_t used_ = 0;  ///< bytes allocated from the device, cached ones included
+};
+
+}  // namespace conveyor::detail

@@ -1,0 +1,53 @@
+#include "data/transfer_stats.hpp"
+
+namespace conveyor::detail {
+
+TransferStats::TransferStats(std::vector<std::string> spaces)
+    : spaces_(std::move(spaces)),
+      n_(static_cast<int>(spaces_.size())),
+      links_(std::make_unique<Counter[]>(spaces_.size() * spaces_.size())),
+      allocations_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      cache_hits_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
+  reset();
+}
+
+void TransferStats::fill(RuntimeStats& out) const {
+  for (int from = 0; from < n_; ++from)
+    for (int to = 0; to < n_; ++to) {
+      const Counter& c = links_[from * n_ + to];
+      std::uint64_t copies = c.copies.load(std::memory_order_relaxed);
+      std::uint64_t bytes = c.bytes.load(std::memory_order_relaxed);
+      if (copies == 0) continue;
+      out.links.push_back({spaces_[from], spaces_[to], copies, bytes});
+      if (from == 0) {
+        out.h2d_copies += copies;
+        out.h2d_bytes += bytes;
+      } else if (to == 0) {
+        out.d2h_copies += copies;
+        out.d2h_bytes += bytes;
+      } else {
+        out.d2d_copies += copies;
+        out.d2d_bytes += bytes;
+      }
+    }
+  for (int s = 1; s < n_; ++s) {
+    SpaceStats space{spaces_[s], allocations_[s].load(std::memory_order_relaxed),
+                     cache_hits_[s].load(std::memory_order_relaxed)};
+    out.device_allocations += space.allocations;
+    out.allocation_cache_hits += space.cache_hits;
+    out.spaces.push_back(std::move(space));
+  }
+}
+
+void TransferStats::reset() {
+  for (int i = 0; i < n_ * n_; ++i) {
+    links_[i].copies.store(0);
+    links_[i].bytes.store(0);
+  }
+  for (int s = 0; s < n_; ++s) {
+    allocations_[s].store(0);
+    cache_hits_[s].store(0);
+  }
+}
+
+}  // namespace conveyor::detail

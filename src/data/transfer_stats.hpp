@@ -1,0 +1,43 @@
+#pragma once
+// Copy counters per link (ordered pair of memory spaces) and allocation counters per space:
+// relaxed atomics, bumped by whichever thread issues the copy, read by Runtime::stats.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conveyor/runtime.hpp"
+
+namespace conveyor::detail {
+
+class TransferStats {
+ public:
+  /// `spaces` names the memory spaces, the host first.
+  explicit TransferStats(std::vector<std::string> spaces);
+
+  void count_copy(int from, int to, std::uint64_t bytes) {
+    Counter& c = links_[from * n_ + to];
+    c.copies.fetch_add(1, std::memory_order_relaxed);
+    c.bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void count_allocation(int space) { allocations_[space].fetch_add(1, std::memory_order_relaxed); }
+  void count_cache_hit(int space) { cache_hits_[space].fetch_add(1, std::memory_order_relaxed); }
+
+  /// Fills the copy and allocation fields of `out`.
+  void fill(RuntimeStats& out) const;
+  void reset();
+
+ private:
+  struct Counter {
+    std::atomic<std::uint64_t> copies{0};
+    std::atomic<std::uint64_t> bytes{0};
+  };
+  std::vector<std::string> spaces_;
+  int n_;
+  std::unique_ptr<Counter[]> links_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> allocations_;  // per space
+  std::unique_ptr<std::atomic<std::uint64_t>[]> cache_hits_;
+};
+
+}  // namespace conveyor::detail

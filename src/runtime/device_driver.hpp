@@ -1,0 +1,81 @@
+#pragma once
+// What the task runtime needs from a device backend: memory, one in-order lane of asynchronous
+// work (copies and kernels) driven by the device's driver thread, a completion notification that
+// does not poll, and a synchronous copy out for other threads. Backends implement it under
+// src/backends/<name>/ and hand it out through Device::make_driver; shared code never names a
+// backend.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conveyor/codelet.hpp"
+#include "conveyor/device.hpp"
+
+namespace conveyor::runtime {
+
+struct DriverConfig {
+  bool trace = false;                             ///< keep timings of lane operations
+  std::chrono::steady_clock::time_point epoch{};  ///< time zero of the trace
+};
+
+/// Where a replica lives in host memory: `height` runs of `width` bytes, `pitch` bytes apart (a
+/// column-major matrix: width = rows * elem_size, height = cols, pitch = ld * elem_size).
+struct HostRegion {
+  char* ptr = nullptr;
+  std::size_t width = 0;
+  std::size_t height = 1;
+  std::size_t pitch = 0;
+  std::size_t bytes() const { return width * height; }
+  bool contiguous() const { return height <= 1 || pitch == width; }
+};
+
+/// A finished lane operation, for the trace (microseconds since DriverConfig::epoch).
+struct TimedOp {
+  enum class Kind { Task, H2D, D2H, D2D };
+  Kind kind = Kind::Task;
+  std::string name;  ///< codelet name for tasks
+  double start_us = 0;
+  double end_us = 0;
+};
+
+/// Called once everything enqueued before the notify has finished; `error` is null on success.
+using DoneCallback = void (*)(void* user, const char* error);
+
+class DeviceDriver {
+ public:
+  virtual ~DeviceDriver() = default;
+
+  virtual DeviceKind kind() const = 0;
+  virtual const std::string& id() const = 0;
+  /// Memory the device has for replicas, in bytes.
+  virtual std::uint64_t memory_bytes() const = 0;
+
+  // Memory; any thread. allocate throws DeviceError when the device refuses.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* block) noexcept = 0;
+
+  // The lane: only the device's driver thread calls these. Work runs in the order enqueued.
+  virtual void enqueue_h2d(void* dst, const HostRegion& src) = 0;
+  virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;
+  /// Whether enqueue_peer can copy straight from `other`'s memory.
+  virtual bool can_peer_from(const DeviceDriver& /*other*/) const { return false; }
+  virtual void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
+                            std::size_t bytes);
+  /// Fills the stream/queue/kernel fields of `ctx` and calls the codelet's implementation for this
+  /// kind, which enqueues the work. `trace_name` names the task in the trace.
+  virtual void launch(const Codelet::Impl& codelet, TaskContext& ctx,
+                      std::string_view trace_name) = 0;
+  /// Arranges for `done(user, error)` to be called (from any thread) when all work enqueued so far
+  /// has finished. Never blocks on the device.
+  virtual void notify(DoneCallback done, void* user) = 0;
+  /// Appends the timings of finished lane operations (with DriverConfig::trace).
+  virtual void drain_trace(std::vector<TimedOp>& out) = 0;
+
+  /// Copies device memory to the host and waits; any thread (a lane of its own).
+  virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;
+};
+
+}  // namespace conveyor::runtime

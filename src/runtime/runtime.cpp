@@ -1,0 +1,164 @@
+// The public Runtime, Codelet, Data and HostAccess: thin forwarding to the insides.
+#include "conveyor/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include "conveyor/error.hpp"
+#include "data/data_state.hpp"
+#include "runtime/runtime_impl.hpp"
+
+namespace conveyor {
+
+std::string_view to_string(Access mode) {
+  switch (mode) {
+    case Access::Read:
+      return "read";
+    case Access::Write:
+      return "write";
+    case Access::ReadWrite:
+      return "readwrite";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Coherence c) { return c == Coherence::Naive ? "naive" : "coherent"; }
+std::string_view to_string(DeviceCopy c) {
+  return c == DeviceCopy::HostStaged ? "host-staged" : "peer-copy";
+}
+
+Coherence parse_coherence(std::string_view text) {
+  if (text == "naive") return Coherence::Naive;
+  if (text == "coherent") return Coherence::Coherent;
+  throw UsageError(fmt::format("unknown coherence policy '{}'; policies: naive, coherent", text));
+}
+
+DeviceCopy parse_device_copy(std::string_view text) {
+  if (text == "host-staged") return DeviceCopy::HostStaged;
+  if (text == "peer-copy") return DeviceCopy::PeerCopy;
+  throw UsageError(
+      fmt::format("unknown device-to-device copy '{}'; choices: host-staged, peer-copy", text));
+}
+
+// ---- Codelet ----------------------------------------------------------------------------------
+
+Codelet::Codelet(std::string name) : impl_(std::make_shared<Impl>()) {
+  if (name.empty()) throw UsageError("a codelet needs a name");
+  impl_->name = std::move(name);
+}
+Codelet& Codelet::cpu(TaskFunction fn) {
+  impl_->cpu = std::move(fn);
+  return *this;
+}
+Codelet& Codelet::cuda(TaskFunction launch) {
+  impl_->cuda = std::move(launch);
+  return *this;
+}
+Codelet& Codelet::opencl(OpenclProgram program, TaskFunction launch) {
+  if (!program.source.empty() && !program.binary.empty())
+    throw UsageError(
+        fmt::format("codelet '{}': give OpenCL source or a binary, not both", impl_->name));
+  if (!launch) throw UsageError(fmt::format("codelet '{}': OpenCL launcher missing", impl_->name));
+  impl_->program = std::move(program);
+  impl_->opencl = std::move(launch);
+  return *this;
+}
+const std::string& Codelet::name() const { return impl_->name; }
+bool Codelet::has(DeviceKind kind) const {
+  switch (kind) {
+    case DeviceKind::Cpu:
+      return static_cast<bool>(impl_->cpu);
+    case DeviceKind::Cuda:
+      return static_cast<bool>(impl_->cuda);
+    case DeviceKind::OpenCL:
+      return static_cast<bool>(impl_->opencl);
+  }
+  return false;
+}
+
+// ---- Data -------------------------------------------------------------------------------------
+
+bool Data::registered() const { return state_ && state_->registered.load(); }
+std::size_t Data::elem_size() const { return state_ ? state_->elem_size : 0; }
+std::size_t Data::rows() const { return state_ ? state_->rows : 0; }
+std::size_t Data::cols() const { return state_ ? state_->cols : 0; }
+std::size_t Data::ld() const { return state_ ? state_->ld : 0; }
+std::size_t Data::bytes() const { return state_ ? state_->bytes() : 0; }
+void* Data::host() const { return state_ ? state_->host : nullptr; }
+const std::string& Data::name() const {
+  static const std::string kNone;
+  return state_ ? state_->name : kNone;
+}
+
+const Data& TileGrid::at(std::size_t i, std::size_t j) const {
+  if (i >= grid_rows || j >= grid_cols)
+    throw UsageError(
+        fmt::format("tile ({}, {}) outside the {}x{} grid", i, j, grid_rows, grid_cols));
+  return tiles[i + j * grid_rows];
+}
+
+// ---- HostAccess -------------------------------------------------------------------------------
+
+HostAccess::HostAccess(HostAccess&& other) noexcept
+    : runtime_(std::exchange(other.runtime_, nullptr)),
+      ticket_(std::exchange(other.ticket_, nullptr)),
+      ptr_(std::exchange(other.ptr_, nullptr)) {}
+
+HostAccess& HostAccess::operator=(HostAccess&& other) noexcept {
+  if (this != &other) {
+    release();
+    runtime_ = std::exchange(other.runtime_, nullptr);
+    ticket_ = std::exchange(other.ticket_, nullptr);
+    ptr_ = std::exchange(other.ptr_, nullptr);
+  }
+  return *this;
+}
+
+HostAccess::~HostAccess() { release(); }
+
+void HostAccess::release() {
+  if (runtime_ && ticket_) runtime_->impl_->release(static_cast<runtime::Task*>(ticket_));
+  runtime_ = nullptr;
+  ticket_ = nullptr;
+  ptr_ = nullptr;
+}
+
+// ---- Runtime ----------------------------------------------------------------------------------
+
+Runtime::Runtime(RuntimeOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options),
+                                   std::vector<std::unique_ptr<runtime::DeviceDriver>>{})) {}
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::~Runtime() = default;
+
+Data Runtime::register_bytes(void* ptr, std::size_t elem_size, std::size_t count,
+                             std::string name) {
+  return impl_->register_data(ptr, elem_size, count, 1, count, std::move(name));
+}
+Data Runtime::register_matrix_bytes(void* ptr, std::size_t elem_size, std::size_t rows,
+                                    std::size_t cols, std::size_t ld, std::string name) {
+  return impl_->register_data(ptr, elem_size, rows, cols, ld, std::move(name));
+}
+TileGrid Runtime::partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols) {
+  return impl_->partition(matrix, tile_rows, tile_cols);
+}
+void Runtime::unpartition(TileGrid& grid) { impl_->unpartition(grid); }
+void Runtime::unregister(Data& data) { impl_->unregister(data); }
+TaskId Runtime::submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority,
+                       std::string_view name, std::span<const std::byte> args) {
+  return impl_->submit(codelet, accesses, priority, name, args);
+}
+void Runtime::wait_all() { impl_->wait_all(); }
+HostAccess Runtime::acquire(const Data& data, Access mode) {
+  HostAccess access;
+  access.ticket_ = impl_->acquire(data, mode);
+  access.runtime_ = this;
+  access.ptr_ = data.host();
+  return access;
+}
+RuntimeStats Runtime::stats() const { return impl_->stats(); }
+void Runtime::reset_stats() { impl_->reset_stats(); }
+std::vector<std::string> Runtime::workers() const { return impl_->workers(); }
+const RuntimeOptions& Runtime::options() const { return impl_->options(); }
+void Runtime::write_trace(const std::string& path) const { impl_->write_trace(path); }
+
+}  // namespace conveyor

@@ -1,0 +1,698 @@
+#include "runtime/runtime_impl.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
+#include "core/thread_team.hpp"
+
+namespace conveyor {
+
+using runtime::Task;
+using runtime::TaskAccess;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
+    const std::vector<std::string>& ids, const runtime::DriverConfig& config) {
+  std::vector<std::string> wanted;
+  for (const auto& id : ids) {
+    if (id == "all") {
+      for (const auto& d : all_devices())
+        if (d->info().kind != DeviceKind::Cpu) wanted.push_back(d->info().id);
+    } else if (id == "cpu" || id == "cpu:0") {
+      throw UsageError(
+          "'cpu' is not a runtime device: the CPUs are the runtime's workers "
+          "(RuntimeOptions::cpus)");
+    } else {
+      wanted.push_back(id);
+    }
+  }
+  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
+  for (const auto& id : wanted) {
+    for (const auto& d : drivers)
+      if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
+    drivers.push_back(find_device(id)->make_driver(config));
+  }
+  return drivers;
+}
+
+}  // namespace
+
+Runtime::Impl::Impl(RuntimeOptions options,
+                    std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers)
+    : options_(std::move(options)), epoch_(std::chrono::steady_clock::now()) {
+  if (options_.cpus < -1)
+    throw UsageError(fmt::format("cpus must be >= -1, got {}", options_.cpus));
+  if (options_.device_tasks_in_flight < 1)
+    throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
+                                 options_.device_tasks_in_flight));
+  runtime::DriverConfig config{options_.trace, epoch_};
+  drivers_ = open_devices(options_.devices, config);
+  for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
+  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_);
+
+  std::vector<std::string> spaces{"host"};
+  std::vector<runtime::DeviceDriver*> raw;
+  for (auto& d : drivers_) {
+    spaces.push_back(d->id());
+    raw.push_back(d.get());
+  }
+  transfer_stats_ = std::make_unique<detail::TransferStats>(spaces);
+  coherence_ = std::make_unique<detail::CoherenceEngine>(options_.coherence, options_.device_copy,
+                                                         raw, options_.device_memory_limit,
+                                                         *transfer_stats_, trace_.get());
+  coherence_->set_registry([this](const std::function<bool(detail::DataState&)>& visit) {
+    std::lock_guard lock(registry_mutex_);
+    for (auto& d : registry_)
+      if (!visit(*d)) break;
+  });
+
+  // Workers: CPUs first, then one per device.
+  int cpus = options_.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options_.cpus;
+  if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
+  std::vector<int> placement;
+  if (options_.pin && cpus > 0) {
+    try {
+      placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
+    } catch (const UsageError&) {
+      placement.clear();  // more workers than hardware threads: let the OS place them
+    }
+  }
+  runtime::SchedulerContext context;
+  for (int i = 0; i < cpus; ++i) {
+    auto w = std::make_unique<Worker>();
+    w->index = static_cast<int>(workers_.size());
+    w->desc = {DeviceKind::Cpu, 0, fmt::format("cpu worker {}", i)};
+    w->cpu = placement.empty() ? -1 : placement[i];
+    workers_.push_back(std::move(w));
+  }
+  for (std::size_t s = 0; s < drivers_.size(); ++s) {
+    auto w = std::make_unique<Worker>();
+    w->index = static_cast<int>(workers_.size());
+    w->driver = drivers_[s].get();
+    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker"};
+    for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
+      w->slots.push_back(std::make_unique<Slot>());
+      w->slots.back()->impl = this;
+      w->slots.back()->worker = w.get();
+      w->free_slots.push_back(w->slots.back().get());
+    }
+    workers_.push_back(std::move(w));
+  }
+  for (const auto& w : workers_) context.workers.push_back(w->desc);
+  for (const auto& name : options_.offload) context.offload.insert(name);
+  context.coherence = coherence_.get();
+  scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
+
+  if (trace_) {
+    trace_->name_process(runtime::kHostPid, "host");
+    for (const auto& w : workers_) {
+      if (!w->driver) {
+        trace_->name_track(runtime::kHostPid, w->index + 1, w->desc.name);
+        continue;
+      }
+      int pid = w->desc.space + 1;
+      const std::string& id = w->driver->id();
+      trace_->name_process(pid, id);
+      trace_->name_track(pid, runtime::kDeviceWorkerTid, id + " worker");
+      trace_->name_track(pid, runtime::kH2dTid, id + " h2d");
+      trace_->name_track(pid, runtime::kD2hTid, id + " d2h");
+      trace_->name_track(pid, runtime::kD2dTid, id + " d2d");
+    }
+  }
+  start_workers();
+}
+
+void Runtime::Impl::start_workers() {
+  for (auto& w : workers_) {
+    Worker* raw = w.get();
+    raw->thread = std::thread([this, raw] {
+      if (raw->driver)
+        device_loop(*raw);
+      else
+        cpu_loop(*raw);
+    });
+  }
+}
+
+Runtime::Impl::~Impl() {
+  {
+    std::unique_lock lock(mutex_);
+    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+  }
+  for (auto& d : registered()) {
+    try {
+      coherence_->drop_replicas(*d);
+    } catch (const std::exception&) {
+      // A destructor cannot report; wait_all() and unregister() are where errors surface.
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+    for (auto& w : workers_) w->cv.notify_all();
+  }
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+  coherence_.reset();  // frees device blocks through the drivers, which go last
+}
+
+// ---- data -------------------------------------------------------------------------------------
+
+Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t rows,
+                                  std::size_t cols, std::size_t ld, std::string name,
+                                  detail::DataState* parent) {
+  std::string label = name.empty() ? "data" : fmt::format("'{}'", name);
+  if (!ptr && rows * cols > 0) throw UsageError(fmt::format("register {}: null pointer", label));
+  if (elem_size == 0) throw UsageError(fmt::format("register {}: element size 0", label));
+  if (rows == 0 || cols == 0)
+    throw UsageError(fmt::format("register {}: empty ({} x {})", label, rows, cols));
+  if (ld < rows)
+    throw UsageError(fmt::format("register {}: leading dimension {} < rows {}", label, ld, rows));
+  auto state = std::make_shared<detail::DataState>();
+  state->owner = this;
+  state->elem_size = elem_size;
+  state->rows = rows;
+  state->cols = cols;
+  state->ld = ld;
+  state->host = static_cast<char*>(ptr);
+  state->name = std::move(name);
+  state->parent = parent;
+  coherence_->init(*state);
+  {
+    std::lock_guard lock(registry_mutex_);
+    state->registry_slot = registry_.size();
+    registry_.push_back(state);
+  }
+  return Data(std::move(state));
+}
+
+std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() const {
+  std::lock_guard lock(registry_mutex_);
+  return registry_;
+}
+
+detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use) const {
+  detail::DataState* d = data.state();
+  if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", use));
+  if (d->owner != this)
+    throw UsageError(fmt::format("{}: {} belongs to another runtime", use, d->describe()));
+  if (!d->registered.load(std::memory_order_acquire))
+    throw UsageError(fmt::format("{}: {} used after unregister", use, d->describe()));
+  return *d;
+}
+
+TileGrid Runtime::Impl::partition(const Data& matrix, std::size_t tile_rows,
+                                  std::size_t tile_cols) {
+  detail::DataState& m = check_data(matrix, "partition");
+  if (m.parent) throw UsageError(fmt::format("partition: {} is itself a tile", m.describe()));
+  if (tile_rows == 0 || tile_cols == 0 || m.rows % tile_rows != 0 || m.cols % tile_cols != 0)
+    throw UsageError(fmt::format("partition: tiles of {}x{} do not divide {} evenly", tile_rows,
+                                 tile_cols, m.describe()));
+  {
+    std::lock_guard lock(mutex_);
+    if (m.partitioned)
+      throw UsageError(fmt::format("partition: {} is already partitioned", m.describe()));
+  }
+  {
+    Task* access = acquire(matrix, Access::ReadWrite);  // waits for its tasks
+    try {
+      coherence_->drop_replicas(m);
+    } catch (...) {
+      release(access);
+      throw;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      m.partitioned = true;
+    }
+    release(access);
+  }
+  TileGrid grid;
+  grid.matrix = matrix;
+  grid.tile_rows = tile_rows;
+  grid.tile_cols = tile_cols;
+  grid.grid_rows = m.rows / tile_rows;
+  grid.grid_cols = m.cols / tile_cols;
+  grid.tiles.reserve(grid.grid_rows * grid.grid_cols);
+  for (std::size_t j = 0; j < grid.grid_cols; ++j)
+    for (std::size_t i = 0; i < grid.grid_rows; ++i) {
+      char* p = m.host + (i * tile_rows + j * tile_cols * m.ld) * m.elem_size;
+      std::string name = fmt::format("{}[{},{}]", m.name.empty() ? "tile" : m.name, i, j);
+      grid.tiles.push_back(
+          register_data(p, m.elem_size, tile_rows, tile_cols, m.ld, std::move(name), &m));
+    }
+  return grid;
+}
+
+void Runtime::Impl::unpartition(TileGrid& grid) {
+  detail::DataState& m = check_data(grid.matrix, "unpartition");
+  for (auto& tile : grid.tiles)
+    if (tile.registered()) unregister(tile);
+  std::lock_guard lock(mutex_);
+  m.partitioned = false;
+}
+
+void Runtime::Impl::unregister(Data& data) {
+  detail::DataState& d = check_data(data, "unregister");
+  {
+    std::lock_guard lock(mutex_);
+    if (d.partitioned)
+      throw UsageError(
+          fmt::format("unregister: {} is partitioned; unpartition it first", d.describe()));
+  }
+  Task* access = acquire(data, Access::ReadWrite);
+  try {
+    coherence_->drop_replicas(d);
+  } catch (...) {
+    release(access);
+    throw;
+  }
+  d.registered.store(false, std::memory_order_release);
+  {
+    std::lock_guard lock(registry_mutex_);
+    std::size_t slot = d.registry_slot;
+    std::swap(registry_[slot], registry_.back());
+    registry_[slot]->registry_slot = slot;
+    registry_.pop_back();
+  }
+  release(access);
+}
+
+// ---- tasks ------------------------------------------------------------------------------------
+
+TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess> accesses,
+                             int priority, std::string_view name, std::span<const std::byte> args) {
+  const auto& impl = codelet.impl();
+  std::string_view label = name.empty() ? std::string_view(impl->name) : name;
+  scheduler_->check(*impl);
+  if (args.size() > runtime::kMaxArgsBytes)
+    throw UsageError(fmt::format("task '{}': args of {} bytes (at most {})", label, args.size(),
+                                 runtime::kMaxArgsBytes));
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    detail::DataState& d = check_data(accesses[i].data, fmt::format("task '{}'", label));
+    for (std::size_t j = 0; j < i; ++j)
+      if (accesses[j].data.state() == &d)
+        throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
+  }
+
+  std::lock_guard lock(mutex_);
+  for (const auto& a : accesses)
+    if (a.data.state()->partitioned)
+      throw UsageError(
+          fmt::format("task '{}': {} is partitioned into tiles; use its tiles or "
+                      "unpartition it",
+                      label, a.data.state()->describe()));
+  Task* t = pool_.get();
+  t->id = ++next_id_;
+  t->codelet = impl;
+  t->name.assign(name);
+  t->priority = priority;
+  for (const auto& a : accesses) t->accesses.push_back({a.data.state(), a.mode});
+  if (!args.empty()) std::memcpy(t->args.data(), args.data(), args.size());
+  t->args_bytes = args.size();
+  ++submitted_;
+  for (const auto& a : t->accesses)
+    if (a.data->poisoned) t->cancelled = true;
+  add_dependencies(t);
+  if (t->pending == 0) make_ready(t);
+  return t->id;
+}
+
+void Runtime::Impl::add_dependencies(Task* t) {
+  auto edge = [t](Task* from) {
+    if (!from || from == t) return;
+    from->successors.push_back(t);
+    ++t->pending;
+  };
+  for (const auto& a : t->accesses) {
+    detail::DataState& d = *a.data;
+    edge(d.last_writer);
+    if (writes(a.mode)) {
+      for (Task* r : d.readers) edge(r);
+      d.readers.clear();
+      d.last_writer = t;
+    } else {
+      d.readers.push_back(t);
+    }
+  }
+}
+
+void Runtime::Impl::make_ready(Task* t) {
+  if (t->kind == Task::Kind::Acquire) {
+    t->granted = true;
+    done_cv_.notify_all();
+    return;
+  }
+  if (t->cancelled) {
+    ++cancelled_;
+    complete(t, true);
+    return;
+  }
+  wake(scheduler_->push(t));
+}
+
+void Runtime::Impl::wake(const runtime::Placement& p) {
+  if (p.worker >= 0) {
+    Worker& w = *workers_[p.worker];
+    if (w.idle) {
+      w.idle = false;
+      w.cv.notify_one();
+    }
+    return;
+  }
+  for (auto& w : workers_)
+    if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
+      w->idle = false;
+      w->cv.notify_one();
+      return;
+    }
+}
+
+void Runtime::Impl::complete(Task* t, bool failed) {
+  // Iterative: a failure cancels whole chains of dependants.
+  std::size_t base = ready_stack_.size();
+  ready_stack_.push_back(t);
+  while (ready_stack_.size() > base) {
+    Task* task = ready_stack_.back();
+    ready_stack_.pop_back();
+    bool bad = failed || task->cancelled;
+    for (const auto& a : task->accesses) {
+      detail::DataState& d = *a.data;
+      if (bad && writes(a.mode)) d.poisoned = true;
+      if (d.last_writer == task) d.last_writer = nullptr;
+      auto it = std::find(d.readers.begin(), d.readers.end(), task);
+      if (it != d.readers.end()) {
+        *it = d.readers.back();
+        d.readers.pop_back();
+      }
+    }
+    for (Task* s : task->successors) {
+      if (bad) s->cancelled = true;
+      if (--s->pending == 0) {
+        if (s->kind == Task::Kind::Acquire) {
+          s->granted = true;
+          done_cv_.notify_all();
+        } else if (s->cancelled) {
+          ++cancelled_;
+          ready_stack_.push_back(s);
+        } else {
+          wake(scheduler_->push(s));
+        }
+      }
+    }
+    if (task->kind == Task::Kind::Compute) {
+      ++finished_;
+      pool_.put(task);
+    }
+    failed = false;  // only the first task failed; the others are cancelled
+  }
+  if (finished_ == submitted_) done_cv_.notify_all();
+}
+
+void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
+  ++failed_;
+  if (first_error_.empty())
+    first_error_ = fmt::format("task '{}' (codelet '{}', #{}) failed on {}: {}", t->label(),
+                               t->codelet ? t->codelet->name : "-", t->id, where, what);
+}
+
+void Runtime::Impl::write_back_all() {
+  for (auto& d : registered()) coherence_->fetch_to_host(*d);
+}
+
+void Runtime::Impl::wait_all() {
+  {
+    std::unique_lock lock(mutex_);
+    if (open_acquires_ > 0)
+      throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
+    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+  }
+  write_back_all();
+  std::lock_guard lock(mutex_);
+  if (!first_error_.empty()) {
+    std::string message = std::move(first_error_);
+    if (failed_ > 1) message += fmt::format(" ({} tasks failed in all)", failed_);
+    if (cancelled_ > 0)
+      message +=
+          fmt::format("; {} dependent task{} not run", cancelled_, cancelled_ == 1 ? "" : "s");
+    first_error_.clear();
+    failed_ = cancelled_ = 0;
+    std::lock_guard registry_lock(registry_mutex_);
+    for (auto& d : registry_) d->poisoned = false;
+    throw Error(message);
+  }
+}
+
+Task* Runtime::Impl::acquire(const Data& data, Access mode) {
+  detail::DataState& d = check_data(data, "acquire");
+  Task* t = nullptr;
+  {
+    std::unique_lock lock(mutex_);
+    if (d.partitioned)
+      throw UsageError(fmt::format("acquire: {} is partitioned; acquire its tiles", d.describe()));
+    t = pool_.get();
+    t->kind = Task::Kind::Acquire;
+    t->id = ++next_id_;
+    t->accesses.push_back({&d, mode});
+    ++open_acquires_;
+    add_dependencies(t);
+    if (t->pending == 0) t->granted = true;
+    done_cv_.wait(lock, [&] { return t->granted; });
+  }
+  try {
+    if (reads(mode)) coherence_->fetch_to_host(d);
+    if (writes(mode)) coherence_->commit_host_write(d);
+  } catch (...) {
+    release(t);
+    throw;
+  }
+  return t;
+}
+
+void Runtime::Impl::release(Task* t) {
+  std::lock_guard lock(mutex_);
+  complete(t, false);
+  --open_acquires_;
+  pool_.put(t);
+  done_cv_.notify_all();
+}
+
+// ---- workers ----------------------------------------------------------------------------------
+
+void Runtime::Impl::cpu_loop(Worker& w) {
+  if (w.cpu >= 0) pin_current_thread(w.cpu);
+  std::unique_lock lock(mutex_);
+  Task* t = nullptr;
+  bool ok = true;
+  for (;;) {
+    if (t) {
+      complete(t, !ok);
+      t = nullptr;
+    }
+    t = scheduler_->pop(w.index);
+    if (!t) {
+      if (stop_) break;
+      w.idle = true;
+      w.cv.wait(lock);
+      w.idle = false;
+      continue;
+    }
+    lock.unlock();
+    ok = run_cpu(w, t);
+    lock.lock();
+    ++w.tasks;
+    ++tasks_run_;
+  }
+}
+
+bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
+  auto start = std::chrono::steady_clock::now();
+  double trace_start = 0;
+  t->worker = w.index;
+  TaskContext& ctx = w.context;
+  ctx.buffers_.resize(t->accesses.size());
+  try {
+    for (std::size_t i = 0; i < t->accesses.size(); ++i) {
+      detail::DataState& d = *t->accesses[i].data;
+      if (reads(t->accesses[i].mode)) coherence_->fetch_to_host(d);
+      ctx.buffers_[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
+    }
+    ctx.kind_ = DeviceKind::Cpu;
+    ctx.device_ = "cpu";
+    ctx.worker_ = w.index;
+    ctx.task_name_ = t->label();
+    ctx.stream_ = ctx.kernel_ = nullptr;
+    ctx.args_ = {t->args.data(), t->args_bytes};
+    if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
+    t->codelet->cpu(ctx);
+    for (const auto& a : t->accesses)
+      if (writes(a.mode)) coherence_->commit_host_write(*a.data);
+  } catch (const std::exception& e) {
+    std::lock_guard lock(mutex_);
+    record_failure(t, w.desc.name, e.what());
+    return false;
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    record_failure(t, w.desc.name, "unknown exception");
+    return false;
+  }
+  w.busy_seconds += seconds_since(start);
+  if (trace_)
+    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", trace_start,
+                trace_->now_us());
+  return true;
+}
+
+void Runtime::Impl::on_device_done(void* user, const char* error) {
+  auto* slot = static_cast<Slot*>(user);
+  if (error) slot->error = error;
+  Impl* self = slot->impl;
+  std::lock_guard lock(self->mutex_);
+  slot->worker->completed.push_back(slot);
+  slot->worker->cv.notify_one();
+}
+
+void Runtime::Impl::device_loop(Worker& w) {
+  const int capacity = options_.device_tasks_in_flight;
+  std::vector<Slot*> done;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (!w.completed.empty()) {
+      done.swap(w.completed);
+      lock.unlock();
+      for (Slot* s : done) finish_device(w, s);
+      if (trace_) {
+        w.timed.clear();
+        w.driver->drain_trace(w.timed);
+        int pid = w.desc.space + 1;
+        for (const auto& op : w.timed) {
+          using K = runtime::TimedOp::Kind;
+          int tid = op.kind == K::Task  ? runtime::kDeviceWorkerTid
+                    : op.kind == K::H2D ? runtime::kH2dTid
+                    : op.kind == K::D2H ? runtime::kD2hTid
+                                        : runtime::kD2dTid;
+          const char* name = op.kind == K::Task  ? op.name.c_str()
+                             : op.kind == K::H2D ? "copy h2d"
+                             : op.kind == K::D2H ? "copy d2h"
+                                                 : "copy d2d";
+          trace_->add(pid, tid, name, op.kind == K::Task ? "task" : "transfer", op.start_us,
+                      op.end_us);
+        }
+      }
+      lock.lock();
+      for (Slot* s : done) {
+        bool ok = s->error.empty();
+        if (!ok) record_failure(s->task, w.driver->id(), s->error);
+        complete(s->task, !ok);
+        s->task = nullptr;
+        s->error.clear();
+        w.free_slots.push_back(s);
+        ++w.tasks;
+        ++tasks_run_;
+        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+      }
+      done.clear();
+      continue;
+    }
+    if (w.in_flight < capacity) {
+      if (Task* t = scheduler_->pop(w.index)) {
+        if (w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
+        lock.unlock();
+        bool ok = launch_device(w, t);
+        lock.lock();
+        if (!ok) {
+          complete(t, true);
+          if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+        }
+        continue;
+      }
+    }
+    if (stop_ && w.in_flight == 0) break;
+    w.idle = w.in_flight < capacity;
+    w.cv.wait(lock);
+    w.idle = false;
+  }
+}
+
+bool Runtime::Impl::launch_device(Worker& w, Task* t) {
+  t->worker = w.index;
+  const int space = w.desc.space;
+  TaskContext& ctx = w.context;
+  ctx.buffers_.resize(t->accesses.size());
+  std::size_t pinned = 0;
+  try {
+    for (; pinned < t->accesses.size(); ++pinned) {
+      const TaskAccess& a = t->accesses[pinned];
+      void* block = coherence_->prepare_on_device(*a.data, space, a.mode);
+      ctx.buffers_[pinned] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
+    }
+    ctx.kind_ = w.desc.kind;
+    ctx.device_ = w.driver->id();
+    ctx.worker_ = w.index;
+    ctx.task_name_ = t->label();
+    ctx.args_ = {t->args.data(), t->args_bytes};
+    w.driver->launch(*t->codelet, ctx, t->codelet->name);
+    for (const auto& a : t->accesses) coherence_->finish_on_device(*a.data, space, a.mode);
+    Slot* slot = nullptr;
+    {
+      std::lock_guard lock(mutex_);
+      slot = w.free_slots.back();
+      w.free_slots.pop_back();
+    }
+    slot->task = t;
+    w.driver->notify(&Impl::on_device_done, slot);
+    return true;
+  } catch (const std::exception& e) {
+    for (std::size_t i = 0; i < pinned; ++i) coherence_->unpin(*t->accesses[i].data, space);
+    std::lock_guard lock(mutex_);
+    record_failure(t, w.driver->id(), e.what());
+    return false;
+  }
+}
+
+void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
+  for (const auto& a : slot->task->accesses) coherence_->unpin(*a.data, w.desc.space);
+}
+
+// ---- reporting --------------------------------------------------------------------------------
+
+RuntimeStats Runtime::Impl::stats() const {
+  RuntimeStats s;
+  transfer_stats_->fill(s);
+  std::lock_guard lock(mutex_);
+  s.tasks = tasks_run_;
+  for (const auto& w : workers_) s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds});
+  return s;
+}
+
+void Runtime::Impl::reset_stats() {
+  transfer_stats_->reset();
+  std::lock_guard lock(mutex_);
+  tasks_run_ = 0;
+  for (auto& w : workers_) {
+    w->tasks = 0;
+    w->busy_seconds = 0;
+  }
+}
+
+std::vector<std::string> Runtime::Impl::workers() const {
+  std::vector<std::string> names;
+  for (const auto& w : workers_) names.push_back(w->desc.name);
+  return names;
+}
+
+void Runtime::Impl::write_trace(const std::string& path) const {
+  if (!trace_) throw UsageError("write_trace: the runtime was started without trace = true");
+  trace_->write(path, "runtime");
+}
+
+}  // namespace conveyor

@@ -1,0 +1,126 @@
+#pragma once
+// The runtime's insides: workers (pinned CPU threads and one driver thread per device), the task
+// graph with dependencies inferred from submission order, the scheduler, coherence, statistics and
+// the trace. One lock (mutex_) guards the graph and the ready queues; each Data has its own lock
+// for its replicas.
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "conveyor/runtime.hpp"
+#include "data/coherence.hpp"
+#include "data/data_state.hpp"
+#include "data/transfer_stats.hpp"
+#include "runtime/device_driver.hpp"
+#include "runtime/scheduler/scheduler.hpp"
+#include "runtime/task.hpp"
+#include "runtime/trace.hpp"
+
+namespace conveyor {
+
+class Runtime::Impl {
+ public:
+  /// `extra_drivers` are devices given directly (tests: emulated devices), after options.devices.
+  Impl(RuntimeOptions options, std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers);
+  ~Impl();
+
+  Data register_data(void* ptr, std::size_t elem_size, std::size_t rows, std::size_t cols,
+                     std::size_t ld, std::string name, detail::DataState* parent = nullptr);
+  TileGrid partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols);
+  void unpartition(TileGrid& grid);
+  void unregister(Data& data);
+  TaskId submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority,
+                std::string_view name, std::span<const std::byte> args);
+  void wait_all();
+  /// Waits until `mode` on the data is granted and the host holds the latest contents; the task
+  /// returned stands for the access until release().
+  runtime::Task* acquire(const Data& data, Access mode);
+  void release(runtime::Task* ticket);
+
+  RuntimeStats stats() const;
+  void reset_stats();
+  std::vector<std::string> workers() const;
+  const RuntimeOptions& options() const { return options_; }
+  void write_trace(const std::string& path) const;
+
+ private:
+  struct Worker;
+  struct Slot {  // one task in flight on a device
+    Impl* impl = nullptr;
+    Worker* worker = nullptr;
+    runtime::Task* task = nullptr;
+    std::string error;
+  };
+  struct Worker {
+    int index = 0;
+    runtime::WorkerDesc desc;
+    runtime::DeviceDriver* driver = nullptr;  // null for CPU workers
+    int cpu = -1;                             // OS CPU it is pinned to
+    std::thread thread;
+    std::condition_variable cv;
+    bool idle = false;
+    TaskContext context;
+    std::uint64_t tasks = 0;
+    double busy_seconds = 0;
+    // Devices only (guarded by mutex_ except the slots' contents).
+    int in_flight = 0;
+    std::vector<Slot*> completed;
+    std::vector<std::unique_ptr<Slot>> slots;
+    std::vector<Slot*> free_slots;
+    std::chrono::steady_clock::time_point busy_since{};
+    std::vector<runtime::TimedOp> timed;
+  };
+
+  void start_workers();
+  void cpu_loop(Worker& w);
+  void device_loop(Worker& w);
+  /// Runs a CPU task; returns false when it failed (recorded).
+  bool run_cpu(Worker& w, runtime::Task* t);
+  /// Prepares and enqueues a device task; returns false when that failed (recorded).
+  bool launch_device(Worker& w, runtime::Task* t);
+  void finish_device(Worker& w, Slot* slot);
+  static void on_device_done(void* user, const char* error);
+
+  // Under mutex_.
+  void add_dependencies(runtime::Task* t);
+  void make_ready(runtime::Task* t);
+  void complete(runtime::Task* t, bool failed);
+  void wake(const runtime::Placement& p);
+  void record_failure(const runtime::Task* t, std::string_view where, std::string_view what);
+
+  detail::DataState& check_data(const Data& data, std::string_view use) const;
+  void write_back_all();
+  std::vector<std::shared_ptr<detail::DataState>> registered() const;
+
+  RuntimeOptions options_;
+  std::chrono::steady_clock::time_point epoch_;
+  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers_;
+  std::unique_ptr<runtime::Trace> trace_;
+  std::unique_ptr<detail::TransferStats> transfer_stats_;
+  std::unique_ptr<detail::CoherenceEngine> coherence_;
+
+  mutable std::mutex registry_mutex_;
+  std::vector<std::shared_ptr<detail::DataState>> registry_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable done_cv_;  // all tasks finished / an acquire granted
+  std::unique_ptr<runtime::Scheduler> scheduler_;
+  runtime::TaskPool pool_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<runtime::Task*> ready_stack_;  // reused by complete()
+  TaskId next_id_ = 0;
+  std::uint64_t submitted_ = 0;
+  std::uint64_t finished_ = 0;
+  std::uint64_t tasks_run_ = 0;
+  int open_acquires_ = 0;
+  bool stop_ = false;
+  std::string first_error_;
+  std::uint64_t failed_ = 0;
+  std::uint64_t cancelled_ = 0;
+};
+
+}  // namespace conveyor

@@ -1,0 +1,90 @@
+#pragma once
+// A scheduler places each ready task: in the queue of one worker, or in a pool that every worker of
+// some kinds takes from. Policies (one file each) only decide the placement; the queues, the
+// priority order and the choice of whom to wake are shared here. All calls happen under the
+// runtime's lock.
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conveyor/device.hpp"
+#include "data/coherence.hpp"
+#include "runtime/task.hpp"
+
+namespace conveyor::runtime {
+
+struct WorkerDesc {
+  DeviceKind kind = DeviceKind::Cpu;
+  int space = 0;  ///< memory space the worker computes from (0 = host)
+  std::string name;
+};
+
+/// A set of device kinds, one bit per DeviceKind.
+using KindMask = unsigned;
+inline constexpr KindMask bit(DeviceKind k) { return 1u << static_cast<unsigned>(k); }
+inline constexpr KindMask kCpuMask = 1u << static_cast<unsigned>(DeviceKind::Cpu);
+inline constexpr int kMasks = 8;
+
+/// Which worker(s) a placement concerns: one worker, or any idle worker whose kind is in `mask`.
+struct Placement {
+  int worker = -1;
+  KindMask mask = 0;
+};
+
+struct SchedulerContext {
+  std::vector<WorkerDesc> workers;
+  std::set<std::string, std::less<>> offload;  ///< codelet names placed on devices
+  detail::CoherenceEngine* coherence = nullptr;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerContext context);
+  virtual ~Scheduler() = default;
+
+  /// Throws UsageError when tasks of `codelet` could never run under this policy.
+  virtual void check(const Codelet::Impl& codelet) const;
+  /// Places a ready task; returns where, so that the runtime wakes a worker that can take it.
+  Placement push(Task* task);
+  /// The highest-priority task this worker may take, or nullptr.
+  Task* pop(int worker);
+  /// Ready tasks waiting in total.
+  std::size_t ready() const { return ready_; }
+  const SchedulerContext& context() const { return context_; }
+
+ protected:
+  /// The policy: where this ready task goes.
+  virtual Placement place(const Task& task) = 0;
+
+  /// Kinds of the workers present that the codelet has implementations for.
+  KindMask runnable(const Codelet::Impl& codelet) const;
+  KindMask present() const { return present_; }
+  KindMask device_kinds() const { return present_ & ~kCpuMask; }
+  bool offloaded(const Codelet::Impl& codelet) const;
+  /// Tasks queued for one worker (its own queue).
+  std::size_t queued(int worker) const { return per_worker_[worker].size(); }
+
+ private:
+  struct Later {
+    bool operator()(const Task* a, const Task* b) const {
+      return a->priority != b->priority ? a->priority < b->priority : a->seq > b->seq;
+    }
+  };
+  using Queue = std::priority_queue<Task*, std::vector<Task*>, Later>;
+
+  SchedulerContext context_;
+  KindMask present_ = 0;
+  std::vector<Queue> per_worker_;
+  Queue pools_[kMasks];
+  std::uint64_t seq_ = 0;
+  std::size_t ready_ = 0;
+};
+
+/// "eager", "round-robin", "offload", "locality"; throws UsageError for another name.
+std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContext context);
+
+}  // namespace conveyor::runtime

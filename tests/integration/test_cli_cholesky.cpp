@@ -1,0 +1,133 @@
+// conveyor cholesky from the command line: a checked CPU run, JSON/CSV rows with the keys
+// `conveyor plot` draws, the seed's copy counts with gemm on the OpenCL device (when there is one),
+// a trace, and bad input as one line with exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "integration/cli_runner.hpp"
+
+namespace conveyor::test {
+namespace {
+
+bool has_opencl_device() {
+  CliResult r = run_cli("devices --json");
+  if (r.exit_code != 0) return false;
+  auto doc = nlohmann::json::parse(r.out);
+  for (const auto& d : doc["results"])
+    if (d["id"] == "opencl:0") return true;
+  return false;
+}
+
+TEST(CliCholesky, CheckedCpuRunPrintsGflopsAndCopies) {
+  CliResult r = run_cli("cholesky --n 300 --block 64 --cpus 2 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("H2D"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 tiles per side"), std::string::npos) << r.out;
+}
+
+TEST(CliCholesky, JsonRowsCarryThePlotKeys) {
+  CliResult r = run_cli("cholesky --n 256 --block 64 --precision s,d --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["command"], "cholesky");
+  ASSERT_EQ(doc["results"].size(), 2u);
+  for (const auto& row : doc["results"]) {
+    for (const char* key : {"n", "block", "precision", "devices", "coherence", "gflops", "time_s",
+                            "h2d_copies", "d2h_copies", "d2d_copies"})
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row["n"], 256);
+    EXPECT_EQ(row["devices"], "cpu");
+    EXPECT_GT(row["gflops"].get<double>(), 0.0);
+    EXPECT_EQ(row["check"], "passed");
+    EXPECT_EQ(row["tasks"], 20);  // 4 tiles: 4 potrf, 6 trsm, 6 syrk, 4 gemm
+    EXPECT_EQ(row["total_copies"], 0);
+  }
+  EXPECT_EQ(doc["results"][0]["precision"], "single");
+  EXPECT_EQ(doc["results"][1]["precision"], "double");
+}
+
+TEST(CliCholesky, CsvHasOneLinePerConfiguration) {
+  CliResult r = run_cli("cholesky --n 128 --block 32 --precision s,d --csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_count(r.out), 3) << r.out;
+  std::string header = r.out.substr(0, r.out.find('\n'));
+  for (const char* key : {"gflops", "time_s", "h2d_copies", "precision"})
+    EXPECT_NE(header.find(key), std::string::npos) << key << " not in " << header;
+}
+
+TEST(CliCholesky, GemmOnTheOpenclDeviceMakesTheSeedsCopies) {
+  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  // 8 x 8 tiles: 56 gemm. Coherent: 21 updated tiles in and out once, 27 panel tiles in once.
+  CliResult r = run_cli(
+      "cholesky --n 128 --block 16 --precision s --devices cpu,opencl:0 --offload gemm "
+      "--coherence naive,coherent --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = nlohmann::json::parse(r.out)["results"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["coherence"], "naive");
+  EXPECT_EQ(rows[0]["h2d_copies"], 168);
+  EXPECT_EQ(rows[0]["d2h_copies"], 56);
+  EXPECT_EQ(rows[1]["coherence"], "coherent");
+  EXPECT_EQ(rows[1]["h2d_copies"], 48);
+  EXPECT_EQ(rows[1]["d2h_copies"], 21);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row["devices"], "cpu+opencl:0");
+    EXPECT_EQ(row["check"], "passed");
+  }
+}
+
+TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
+  CliResult r = run_cli("cholesky --n 96 --block 32 --devices all --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["results"][0];
+  std::string devices = row["devices"];
+  EXPECT_EQ(devices.rfind("cpu", 0), 0u) << devices;
+  EXPECT_EQ(devices.find("opencl:0") != std::string::npos, has_opencl_device()) << devices;
+  EXPECT_EQ(row["check"], "passed");
+}
+
+TEST(CliCholesky, TraceIsAChromeTrace) {
+  std::string path = ::testing::TempDir() + "cholesky_trace_" + std::to_string(getpid()) + ".json";
+  CliResult r = run_cli("cholesky --n 128 --block 32 --cpus 2 --trace " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good());
+  auto trace = nlohmann::json::parse(in);
+  auto events = trace.is_array() ? trace : trace["traceEvents"];
+  int tasks = 0;
+  for (const auto& e : events)
+    if (e.value("ph", "") == "X" &&
+        (e.value("name", "") == "gemm" || e.value("name", "") == "potrf"))
+      ++tasks;
+  EXPECT_GE(tasks, 4 + 4);  // 4 potrf and 4 gemm (plus the warm-up's)
+  std::filesystem::remove(path);
+}
+
+TEST(CliCholesky, BadInputIsOneLineAndExitTwo) {
+  for (const char* args :
+       {"--n 0", "--n -4", "--block 0", "--block -1", "--precision q", "--devices cpu,nosuch:3",
+        "--offload gemm2 --devices cpu,opencl:0", "--coherence sometimes", "--repeat 0",
+        "--n 64 --devices none", "--n 64 --sched fastest", "--n 128 --precision s,d --trace t.json",
+        "--n 4000000"}) {
+    SCOPED_TRACE(args);
+    CliResult r = run_cli(std::string("cholesky ") + args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+  }
+}
+
+TEST(CliCholesky, HelpTeachesWithExamples) {
+  CliResult r = run_cli("cholesky --help");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("--coherence"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace conveyor::test

@@ -1,0 +1,150 @@
+// MSI transitions of the coherence engine, one step at a time, on an emulated device.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "data/coherence.hpp"
+#include "unit/runtime/emulated_device.hpp"
+
+namespace conveyor::detail {
+namespace {
+
+struct Fixture {
+  explicit Fixture(Coherence policy, int devices = 1) : stats(names(devices)) {
+    std::vector<runtime::DeviceDriver*> raw;
+    for (int i = 0; i < devices; ++i) {
+      emu.push_back(std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i)));
+      raw.push_back(emu.back().get());
+    }
+    engine =
+        std::make_unique<CoherenceEngine>(policy, DeviceCopy::HostStaged, raw, 0, stats, nullptr);
+  }
+  static std::vector<std::string> names(int devices) {
+    std::vector<std::string> n{"host"};
+    for (int i = 0; i < devices; ++i) n.push_back("emu:" + std::to_string(i));
+    return n;
+  }
+  void setup(DataState& d, std::vector<int>& v) {
+    d.elem_size = sizeof(int);
+    d.rows = v.size();
+    d.cols = 1;
+    d.ld = v.size();
+    d.host = reinterpret_cast<char*>(v.data());
+    engine->init(d);
+  }
+  std::string states(const DataState& d) const {
+    std::string s;
+    for (const auto& r : d.replicas) s += to_string(r.state);
+    return s;
+  }
+  RuntimeStats counts() const {
+    RuntimeStats s;
+    stats.fill(s);
+    return s;
+  }
+  ~Fixture() {
+    for (auto& e : emu) e->sync();
+  }
+
+  TransferStats stats;
+  std::vector<std::unique_ptr<test::EmulatedDevice>> emu;
+  std::unique_ptr<CoherenceEngine> engine;
+};
+
+TEST(Coherence, MsiTransitionsAcrossHostAndDevice) {
+  Fixture f(Coherence::Coherent);
+  std::vector<int> v{1, 2, 3, 4};
+  DataState d;
+  f.setup(d, v);
+  EXPECT_EQ(f.states(d), "MI");  // registered: the user's memory is the only copy
+
+  int* block = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::Read));
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.engine->unpin(d, 1);
+  f.emu[0]->sync();
+  EXPECT_EQ(f.states(d), "SS");
+  EXPECT_EQ(block[3], 4);
+  EXPECT_EQ(f.counts().h2d_copies, 1u);
+
+  // A second read finds the replica valid: no copy.
+  f.engine->prepare_on_device(d, 1, Access::Read);
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.counts().h2d_copies, 1u);
+
+  // A device write: Modified there, Invalid at home.
+  f.engine->prepare_on_device(d, 1, Access::ReadWrite);
+  block[0] = 100;
+  f.engine->finish_on_device(d, 1, Access::ReadWrite);
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "IM");
+  EXPECT_EQ(v[0], 1);  // the host copy is stale until fetched
+
+  f.engine->fetch_to_host(d);
+  EXPECT_EQ(f.states(d), "SS");
+  EXPECT_EQ(v[0], 100);
+  EXPECT_EQ(f.counts().d2h_copies, 1u);
+
+  f.engine->commit_host_write(d);  // a host task wrote it
+  EXPECT_EQ(f.states(d), "MI");
+
+  // Write-only on the device copies nothing in.
+  f.engine->prepare_on_device(d, 1, Access::Write);
+  f.engine->finish_on_device(d, 1, Access::Write);
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "IM");
+  EXPECT_EQ(f.counts().h2d_copies, 1u);
+
+  f.engine->drop_replicas(d);
+  EXPECT_EQ(f.states(d), "MI");
+  EXPECT_EQ(f.counts().d2h_copies, 2u);
+  EXPECT_EQ(f.counts().device_allocations, 1u);  // one block, reused throughout
+}
+
+TEST(Coherence, HostStagedCopyBetweenDevices) {
+  Fixture f(Coherence::Coherent, 2);
+  std::vector<int> v{1, 2};
+  DataState d;
+  f.setup(d, v);
+  int* b1 = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::ReadWrite));
+  f.emu[0]->sync();
+  b1[1] = 42;
+  f.engine->finish_on_device(d, 1, Access::ReadWrite);
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "IMI");
+  int* b2 = static_cast<int*>(f.engine->prepare_on_device(d, 2, Access::Read));
+  f.engine->finish_on_device(d, 2, Access::Read);
+  f.engine->unpin(d, 2);
+  f.emu[1]->sync();
+  EXPECT_EQ(b2[1], 42);
+  EXPECT_EQ(f.states(d), "SSS");
+  RuntimeStats s = f.counts();
+  EXPECT_EQ(s.h2d_copies, 2u);
+  EXPECT_EQ(s.d2h_copies, 1u);
+  EXPECT_EQ(s.d2d_copies, 0u);
+  f.engine->drop_replicas(d);
+}
+
+TEST(Coherence, NaiveCopiesAroundEveryDeviceTask) {
+  Fixture f(Coherence::Naive);
+  std::vector<int> v{1, 2, 3};
+  DataState d;
+  f.setup(d, v);
+  for (int k = 0; k < 3; ++k) {
+    f.engine->prepare_on_device(d, 1, Access::ReadWrite);
+    f.engine->finish_on_device(d, 1, Access::ReadWrite);
+    f.engine->unpin(d, 1);
+    EXPECT_EQ(f.states(d), "MI");  // the output is home after every task
+  }
+  f.engine->prepare_on_device(d, 1, Access::Read);
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.engine->unpin(d, 1);
+  f.emu[0]->sync();
+  RuntimeStats s = f.counts();
+  EXPECT_EQ(s.h2d_copies, 4u);
+  EXPECT_EQ(s.d2h_copies, 3u);
+  f.engine->drop_replicas(d);
+}
+
+}  // namespace
+}  // namespace conveyor::detail

@@ -1,0 +1,125 @@
+// The copy counts of seed 003 (table 3) on the task graph of a tiled Cholesky factorisation with
+// 32x32 tiles, gemm offloaded to one device and potrf/trsm/syrk on CPUs. The kernels do nothing:
+// the counts depend only on the graph, the placement and the coherence policy.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <vector>
+
+#include "conveyor/runtime.hpp"
+#include "unit/runtime/runtime_devices.hpp"
+
+namespace conveyor {
+namespace {
+
+class RuntimeCopyCounts : public test::RuntimePerDevice {};
+
+Codelet noop(const char* name, bool device) {
+  Codelet c(name);
+  auto nothing = [](const TaskContext&) {};
+  c.cpu(nothing);
+  if (device) {
+    c.cuda(nothing);
+    c.opencl({}, nothing);  // enqueues nothing: the runtime's copies and markers still run
+  }
+  return c;
+}
+
+// Submits the tiled Cholesky graph (lower, right-looking) on an nt x nt grid.
+void submit_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt) {
+  Codelet potrf = noop("potrf", false), trsm = noop("trsm", false), syrk = noop("syrk", false),
+          gemm = noop("gemm", true);
+  for (std::size_t k = 0; k < nt; ++k) {
+    rt.submit(potrf, {{a.at(k, k), Access::ReadWrite}});
+    for (std::size_t i = k + 1; i < nt; ++i)
+      rt.submit(trsm, {{a.at(k, k), Access::Read}, {a.at(i, k), Access::ReadWrite}});
+    for (std::size_t j = k + 1; j < nt; ++j) {
+      rt.submit(syrk, {{a.at(j, k), Access::Read}, {a.at(j, j), Access::ReadWrite}});
+      for (std::size_t i = j + 1; i < nt; ++i)
+        rt.submit(gemm, {{a.at(i, k), Access::Read},
+                         {a.at(j, k), Access::Read},
+                         {a.at(i, j), Access::ReadWrite}});
+    }
+  }
+}
+
+RuntimeStats run_cholesky(const test::RuntimePerDevice& fixture, Coherence policy,
+                          const std::string& trace_path = {}) {
+  RuntimeOptions o;
+  o.cpus = 2;
+  o.pin = false;
+  o.scheduler = "offload";
+  o.offload = {"gemm"};
+  o.coherence = policy;
+  o.trace = !trace_path.empty();
+  constexpr std::size_t nt = 32, b = 2;
+  std::vector<double> m(nt * b * nt * b, 1.0);
+  std::unique_ptr<Runtime> rt;
+  if (fixture.GetParam() == "emu") {
+    rt = test::make_emulated_runtime(o);
+  } else {
+    o.devices = {fixture.GetParam()};
+    rt = std::make_unique<Runtime>(o);
+  }
+  Data matrix = rt->register_matrix(m.data(), nt * b, nt * b, nt * b, "a");
+  TileGrid tiles = rt->partition(matrix, b, b);
+  submit_cholesky(*rt, tiles, nt);
+  rt->wait_all();
+  RuntimeStats s = rt->stats();
+  if (!trace_path.empty()) rt->write_trace(trace_path);
+  rt->unpartition(tiles);
+  return s;
+}
+
+TEST_P(RuntimeCopyCounts, CoherentMatchesSeedTable3) {
+  RuntimeStats s = run_cholesky(*this, Coherence::Coherent);
+  EXPECT_EQ(s.tasks, 5984u);
+  EXPECT_EQ(s.h2d_copies, 960u);
+  EXPECT_EQ(s.d2h_copies, 465u);
+  EXPECT_EQ(s.d2d_copies, 0u);
+  EXPECT_EQ(s.total_copies(), 1425u);
+  EXPECT_EQ(s.h2d_bytes, 960u * 4 * sizeof(double));
+}
+
+TEST_P(RuntimeCopyCounts, NaiveMatchesSeedTable3) {
+  RuntimeStats s = run_cholesky(*this, Coherence::Naive);
+  EXPECT_EQ(s.h2d_copies, 14880u);
+  EXPECT_EQ(s.d2h_copies, 4960u);
+  EXPECT_EQ(s.total_copies(), 19840u);
+}
+
+TEST_P(RuntimeCopyCounts, TraceHasTracksPerWorkerDeviceAndLink) {
+  auto path = std::filesystem::temp_directory_path() /
+              ("conveyor_trace_" + test::runtime_device_name({GetParam(), 0}) + ".json");
+  run_cholesky(*this, Coherence::Coherent, path.string());
+  std::ifstream in(path);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  if (const char* keep = std::getenv("CONVEYOR_KEEP_TRACE"))  // to look at it: conveyor plot
+    std::filesystem::copy_file(path, keep, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::remove(path);
+  std::set<std::string> processes, tracks, task_names, copy_names;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"]);
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
+    if (e["ph"] == "X" && e["cat"] == "task") task_names.insert(e["name"]);
+    if (e["ph"] == "X" && e["cat"] == "transfer") copy_names.insert(e["name"]);
+  }
+  const std::string dev = GetParam() == "emu" ? "emu:0" : GetParam();
+  EXPECT_TRUE(processes.count("host") && processes.count(dev));
+  for (const std::string t : {"cpu worker 0", "cpu worker 1"}) EXPECT_TRUE(tracks.count(t)) << t;
+  for (const std::string t : {" worker", " h2d", " d2h"}) EXPECT_TRUE(tracks.count(dev + t)) << t;
+  EXPECT_TRUE(task_names.count("potrf") && task_names.count("trsm") && task_names.count("syrk"));
+  // The emulated device keeps no timings of its lane: only the host-side copies show there.
+  if (GetParam() != "emu") EXPECT_TRUE(task_names.count("gemm"));
+  EXPECT_TRUE(copy_names.count("copy d2h"));
+  if (GetParam() != "emu") EXPECT_TRUE(copy_names.count("copy h2d"));
+}
+
+CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(RuntimeCopyCounts);
+
+}  // namespace
+}  // namespace conveyor

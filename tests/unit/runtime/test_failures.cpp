@@ -1,0 +1,155 @@
+// Failure paths: a throwing task, device memory running out, data used after unregister, bad
+// shapes. Each gives a clear error and loses no data.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
+#include "unit/runtime/emulated_device.hpp"
+
+namespace conveyor {
+namespace {
+
+RuntimeOptions cpu_options(int cpus = 2) {
+  RuntimeOptions o;
+  o.cpus = cpus;
+  o.pin = false;
+  return o;
+}
+
+Codelet add_one() {
+  Codelet c("add_one");
+  auto fn = [](const TaskContext& t) {
+    auto* x = t.data<int>(0);
+    for (std::size_t i = 0; i < t.buffer(0).rows; ++i) x[i] += 1;
+  };
+  c.cpu(fn).cuda(fn);  // the emulated device runs "cuda" implementations on host pointers
+  return c;
+}
+
+TEST(RuntimeFailures, TaskExceptionReachesWaitAllNamingTheTask) {
+  Runtime rt(cpu_options());
+  std::vector<int> v(4, 0);
+  Data d = rt.register_vector(v.data(), v.size(), "v");
+  Codelet boom("boom");
+  boom.cpu([](const TaskContext&) { throw std::runtime_error("kaboom"); });
+  rt.submit(add_one(), {{d, Access::ReadWrite}});
+  rt.submit(boom, {{d, Access::ReadWrite}}, 0, "boom 7");
+  rt.submit(add_one(), {{d, Access::ReadWrite}});  // depends on the failed task: not run
+  try {
+    rt.wait_all();
+    FAIL() << "wait_all did not throw";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("boom 7"), std::string::npos) << what;
+    EXPECT_NE(what.find("kaboom"), std::string::npos) << what;
+    EXPECT_NE(what.find("1 dependent task not run"), std::string::npos) << what;
+  }
+  EXPECT_EQ(v, std::vector<int>(4, 1));
+  // The runtime goes on working after reporting.
+  rt.submit(add_one(), {{d, Access::ReadWrite}});
+  EXPECT_NO_THROW(rt.wait_all());
+  EXPECT_EQ(v, std::vector<int>(4, 2));
+}
+
+TEST(RuntimeFailures, DataUsedAfterUnregisterIsAUsageError) {
+  Runtime rt(cpu_options());
+  int x = 1;
+  Data d = rt.register_vector(&x, 1, "x");
+  Data copy = d;
+  rt.unregister(d);
+  EXPECT_FALSE(copy.registered());
+  try {
+    rt.submit(add_one(), {{copy, Access::Read}});
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("used after unregister"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(rt.acquire(copy, Access::Read), UsageError);
+  EXPECT_THROW(rt.unregister(copy), UsageError);
+  EXPECT_THROW(rt.submit(add_one(), {{Data(), Access::Read}}), UsageError);
+}
+
+TEST(RuntimeFailures, BadShapesAreUsageErrors) {
+  Runtime rt(cpu_options());
+  std::vector<double> m(6 * 6);
+  EXPECT_THROW(rt.register_matrix(m.data(), 6, 6, 5), UsageError);  // ld < rows
+  EXPECT_THROW(rt.register_vector(m.data(), 0), UsageError);
+  Data a = rt.register_matrix(m.data(), 6, 6, 6, "a");
+  EXPECT_THROW(rt.partition(a, 4, 3), UsageError);  // 4 does not divide 6
+  EXPECT_THROW(rt.partition(a, 0, 3), UsageError);
+  TileGrid grid = rt.partition(a, 3, 2);
+  EXPECT_EQ(grid.grid_rows, 2u);
+  EXPECT_EQ(grid.grid_cols, 3u);
+  EXPECT_THROW(grid.at(2, 0), UsageError);
+  EXPECT_THROW(rt.submit(add_one(), {{a, Access::Read}}), UsageError);  // partitioned
+  EXPECT_THROW(rt.unregister(a), UsageError);
+  EXPECT_THROW(
+      rt.submit(add_one(), {{grid.at(0, 0), Access::Read}, {grid.at(0, 0), Access::Write}}),
+      UsageError);  // same data twice
+  std::array<std::byte, 100> big{};
+  EXPECT_THROW(rt.submit(add_one(), {}, 0, "big", big), UsageError);
+  rt.unpartition(grid);
+}
+
+TEST(RuntimeFailures, CodeletWithoutImplementationIsRejected) {
+  Runtime rt(cpu_options());
+  Codelet gpu_only("gpu_only");
+  gpu_only.cuda([](const TaskContext&) {});
+  EXPECT_THROW(rt.submit(gpu_only, {}), UsageError);
+  RuntimeOptions o = cpu_options();
+  o.scheduler = "offload";
+  EXPECT_THROW(Runtime bad(o), UsageError);  // offload without a device or codelets
+  o.scheduler = "fastest";
+  EXPECT_THROW(Runtime bad(o), UsageError);
+  o.scheduler = "eager";
+  o.devices = {"cuda:99"};
+  EXPECT_THROW(Runtime bad(o), UsageError);
+  o.devices = {"cpu"};
+  EXPECT_THROW(Runtime bad(o), UsageError);
+}
+
+TEST(RuntimeFailures, DeviceOutOfMemoryFailsTheTaskAndKeepsTheData) {
+  RuntimeOptions o = cpu_options();
+  o.scheduler = "offload";
+  o.offload = {"add_one"};
+  o.device_memory_limit = 1000;  // bytes: one 800-byte vector fits, two do not
+  auto rt = test::make_emulated_runtime(o);
+  std::vector<int> a(200, 5), b(200, 7);
+  Data da = rt->register_vector(a.data(), a.size(), "a");
+  Data db = rt->register_vector(b.data(), b.size(), "b");
+  Codelet both("add_one");
+  both.cuda([](const TaskContext&) {});
+  rt->submit(add_one(), {{da, Access::ReadWrite}});  // a goes to the device, Modified there
+  rt->submit(both, {{da, Access::Read}, {db, Access::ReadWrite}});  // needs 1600 bytes
+  try {
+    rt->wait_all();
+    FAIL() << "wait_all did not throw";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("cannot allocate"), std::string::npos) << what;
+    EXPECT_NE(what.find("'b'"), std::string::npos) << what;
+  }
+  EXPECT_EQ(a, std::vector<int>(200, 6));  // written back from the device by wait_all
+  EXPECT_EQ(b, std::vector<int>(200, 7));
+  // After a is home (Shared on the device, evictable), b fits.
+  rt->submit(add_one(), {{db, Access::ReadWrite}});
+  EXPECT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(b, std::vector<int>(200, 8));
+}
+
+TEST(RuntimeFailures, WaitAllWhileHoldingAnAcquireIsRefused) {
+  Runtime rt(cpu_options());
+  int x = 0;
+  Data d = rt.register_vector(&x, 1, "x");
+  HostAccess h = rt.acquire(d, Access::ReadWrite);
+  EXPECT_THROW(rt.wait_all(), UsageError);
+  h.release();
+  EXPECT_NO_THROW(rt.wait_all());
+}
+
+}  // namespace
+}  // namespace conveyor
