@@ -33,6 +33,8 @@ struct DeviceInfo {
 class StreamArrays;
 struct StreamConfig;
 class ProbeTarget;
+class DeviceStream;
+struct DeviceStreamConfig;
 
 /// One compute device with the memory it computes from.
 class Device {
@@ -45,6 +47,9 @@ class Device {
   virtual std::unique_ptr<StreamArrays> make_stream_arrays(const StreamConfig& config) = 0;
   /// The offload-cost probes of seed 004 for this device.
   virtual std::unique_ptr<ProbeTarget> make_probe_target() = 0;
+  /// A staged stream of host arrays through this device (pipeline.hpp). The default throws
+  /// UsageError: the backend has none.
+  virtual std::unique_ptr<DeviceStream> make_device_stream(const DeviceStreamConfig& config);
 
  protected:
   DeviceInfo info_;
