@@ -1,13 +1,291 @@
-// conveyor stream: placeholder until its part lands.
+// conveyor stream: STREAM (Copy, Scale, Add, Triad, Dot) on the CPU and on every OpenCL and CUDA
+// device, with a thread sweep, thread binding and memory placement on the CPU. The rules, the
+// timing and the validation live in the library (run_stream); this file parses, plans and prints.
+#include "conveyor/stream.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <string>
+
 #include "commands.hpp"
+#include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
+#include "conveyor/units.hpp"
 
 namespace conveyor::cli {
+namespace {
+
+struct StreamCliOptions {
+  std::string device = "cpu";
+  std::string threads;  // empty: one per core
+  std::string bind = "scatter";
+  std::string variant = "standard";
+  std::string elements;
+  std::string size;
+  int repeats = 20;
+  std::string kernels = "copy,scale,add,triad,dot";
+  double scalar = 3.0;
+  bool allow_small = false;
+  int numa = -1;
+  std::string tier;
+  bool no_huge_pages = false;
+  OutputOptions output;
+};
+
+// One (device, variant, thread count) run: the unit the table and the plot group by.
+struct Plan {
+  std::shared_ptr<Device> device;
+  StreamOptions options;
+};
+
+constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 60;
+
+std::vector<std::shared_ptr<Device>> pick_devices(const std::string& id) {
+  if (id == "all") return all_devices();
+  return {find_device(id)};
+}
+
+std::vector<StreamKernel> parse_kernels(const std::string& text) {
+  std::vector<StreamKernel> kernels;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string::npos) comma = text.size();
+    std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw UsageError(fmt::format("--kernels: empty name in '{}'", text));
+    kernels.push_back(parse_stream_kernel(name));
+    start = comma + 1;
+  }
+  return kernels;
+}
+
+int hardware_threads() {
+  int n = 0;
+  for (const auto& core : host_topology().cores) n += static_cast<int>(core.pus.size());
+  return n;
+}
+
+std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>& notes) {
+  StreamOptions base;
+  if (!o.elements.empty() && !o.size.empty())
+    throw UsageError("--elements and --size both set the array length: give one");
+  if (!o.elements.empty()) {
+    base.config.elements = parse_bytes(o.elements, "--elements", kMaxCount);
+    if (base.config.elements == 0) throw UsageError("--elements: must be at least 1");
+  } else if (!o.size.empty()) {
+    std::uint64_t bytes = parse_bytes(o.size, "--size", kMaxCount);
+    if (bytes < sizeof(double))
+      throw UsageError(fmt::format("--size: {} is less than one double (8 bytes)", o.size));
+    base.config.elements = bytes / sizeof(double);
+  }
+  base.repeats = o.repeats;
+  base.kernels = parse_kernels(o.kernels);
+  base.scalar = o.scalar;
+  base.allow_small = o.allow_small;
+  base.config.binding = parse_thread_binding(o.bind);
+  base.config.numa_node = o.numa;
+  base.config.tier = o.tier.empty() ? MemoryTier::Default : parse_memory_tier(o.tier);
+  base.config.huge_pages = !o.no_huge_pages;
+
+  std::vector<StreamVariant> variants;
+  if (o.variant == "both")
+    variants = {StreamVariant::Standard, StreamVariant::Tuned};
+  else
+    variants = {parse_stream_variant(o.variant)};
+
+  const int cores = static_cast<int>(host_topology().cores.size());
+  std::vector<int> threads =
+      o.threads.empty() ? std::vector<int>{cores} : parse_list(o.threads, "--threads");
+  for (int t : threads)
+    if (t > hardware_threads())
+      throw UsageError(fmt::format("--threads: {} is more than the {} hardware threads here", t,
+                                   hardware_threads()));
+
+  std::vector<Plan> plans;
+  for (const auto& device : pick_devices(o.device)) {
+    const bool cpu = device->info().kind == DeviceKind::Cpu;
+    if (!cpu && (o.numa >= 0 || !o.tier.empty()) && o.device != "all")
+      throw UsageError(fmt::format("--numa and --tier place host arrays; {} keeps its own memory",
+                                   device->info().id));
+    for (StreamVariant variant : variants) {
+      // OpenCL has one kernel set; a "tuned" row would repeat the standard one under another name.
+      if (device->info().kind == DeviceKind::OpenCL && variant == StreamVariant::Tuned) {
+        notes.push_back(
+            fmt::format("{} has no tuned variant; only standard was run", device->info().id));
+        continue;
+      }
+      for (int t : cpu ? threads : std::vector<int>{1}) {
+        Plan plan{device, base};
+        plan.options.config.variant = variant;
+        plan.options.config.threads = t;
+        if (!cpu) {
+          plan.options.config.numa_node = -1;
+          plan.options.config.tier = MemoryTier::Default;
+        }
+        for (auto& note : check_stream_options(*device, plan.options))
+          if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+        plans.push_back(std::move(plan));
+      }
+    }
+  }
+  if (plans.empty()) throw UsageError("nothing to run: no device runs the chosen variant");
+  return plans;
+}
+
+std::string percent_cell(const nlohmann::json& row) {
+  return row["percent_of_peak"].is_null() ? "n/a" : fixed(row["percent_of_peak"], 1);
+}
+
+void print_header(std::ostream& out, const Report& report) {
+  const nlohmann::json& rows = report.results();
+  std::map<std::string, std::size_t> elements;
+  for (const auto& row : rows) elements[row["device"]] = row["elements"];
+  for (const auto& [device, n] : elements)
+    out << fmt::format("{}: {} elements per array ({} each, {} for a, b, c)\n", device, n,
+                       format_bytes(n * sizeof(double)), format_bytes(3 * n * sizeof(double)));
+  int counted = rows.empty() ? 0 : rows[0]["repetitions_counted"].get<int>();
+  out << fmt::format(
+      "Best of {} repetitions (the first of {} dropped); every run validated against gold "
+      "values.\nGB/s = 1e9 B/s; bytes counted STREAM-style (no write-allocate): copy 16, scale "
+      "16, add 24, triad 24, dot 16 B per element.\n\n",
+      counted, counted + 1);
+}
+
+// Seed 000's layout for a thread sweep: one row per thread count, one column per kernel (best
+// GB/s), one block per device, variant and binding.
+void print_sweep(std::ostream& out, const nlohmann::json& rows) {
+  std::vector<std::string> groups, kernels;
+  for (const auto& row : rows) {
+    std::string group =
+        fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
+                    row["variant"].get<std::string>(), row["binding"].get<std::string>());
+    if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
+    std::string kernel = row["kernel"];
+    if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
+      kernels.push_back(kernel);
+  }
+  for (const auto& group : groups) {
+    out << group << ", best GB/s:\n";
+    std::vector<std::string> headers{"threads"};
+    for (const auto& k : kernels) headers.push_back(k);
+    Table table(headers);
+    std::map<int, std::map<std::string, double>> by_threads;
+    for (const auto& row : rows) {
+      std::string g =
+          fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
+                      row["variant"].get<std::string>(), row["binding"].get<std::string>());
+      if (g == group) by_threads[row["threads"]][row["kernel"]] = row["best_gbs"];
+    }
+    for (const auto& [threads, cells] : by_threads) {
+      std::vector<std::string> line{std::to_string(threads)};
+      for (const auto& k : kernels) line.push_back(cells.count(k) ? fixed(cells.at(k), 2) : "-");
+      table.add_row(line);
+    }
+    table.print(out);
+    out << '\n';
+  }
+}
+
+void print_kernels(std::ostream& out, const nlohmann::json& rows) {
+  Table table({"device", "variant", "threads", "kernel", "best GB/s", "median GB/s", "worst GB/s",
+               "best time", "% of peak"});
+  for (const auto& row : rows)
+    table.add_row({row["device"], row["variant"], std::to_string(row["threads"].get<int>()),
+                   row["kernel"], fixed(row["best_gbs"], 2), fixed(row["median_gbs"], 2),
+                   fixed(row["worst_gbs"], 2), format_seconds(row["best_s"]), percent_cell(row)});
+  table.print(out);
+}
+
+void run(const StreamCliOptions& o) {
+  std::vector<std::string> notes;
+  std::vector<Plan> plans = make_plans(o, notes);
+  Report report(
+      "stream",
+      {{"device", o.device},
+       {"threads", o.threads.empty() ? std::to_string(host_topology().cores.size()) : o.threads},
+       {"binding", o.bind},
+       {"variant", o.variant},
+       {"elements", plans.front().options.config.elements},
+       {"repeats", o.repeats},
+       {"kernels", o.kernels},
+       {"scalar", o.scalar},
+       {"allow_small", o.allow_small},
+       {"numa", o.numa},
+       {"tier", o.tier.empty() ? "default" : o.tier},
+       {"huge_pages", !o.no_huge_pages}});
+  bool sweep = false;
+  for (const Plan& plan : plans) {
+    StreamRun result = run_stream(*plan.device, plan.options);
+    for (const auto& r : result.results) report.add_result(r.to_json());
+    sweep = sweep || plan.options.config.threads != plans.front().options.config.threads;
+  }
+  for (const auto& note : notes) report.add_note(note);
+  report.add_note(
+      "GB/s = 1e9 B/s; bytes counted STREAM-style (no write-allocate): copy 16, scale 16, add 24, "
+      "triad 24, dot 16 B per element");
+  emit(report, o.output, [&](std::ostream& out) {
+    print_header(out, report);
+    if (sweep)
+      print_sweep(out, report.results());
+    else
+      print_kernels(out, report.results());
+  });
+}
+
+}  // namespace
 
 void add_stream_command(CLI::App& app) {
-  app.add_subcommand("stream", "(not built yet)")->callback([] {
-    throw Error("stream: not built yet");
-  });
+  auto o = std::make_shared<StreamCliOptions>();
+  CLI::App* command = app.add_subcommand(
+      "stream",
+      "STREAM memory bandwidth (Copy, Scale, Add, Triad, Dot) on the CPU, OpenCL and CUDA devices");
+  command->add_option("--device", o->device, "cpu, opencl:N, cuda:N or all (default cpu)");
+  command->add_option("--threads", o->threads,
+                      "CPU thread counts, e.g. 4, 1-8, 1,2,4,8; several give a sweep table "
+                      "(default: one per core)");
+  command->add_option("--bind", o->bind, "CPU thread pinning: scatter (default), compact, none");
+  command->add_option("--variant", o->variant,
+                      "standard (plain loops, default), tuned (SIMD, non-temporal stores) or both");
+  auto* elements = command->add_option(
+      "--elements", o->elements,
+      "Elements per array (K/M/G suffixes, powers of 1024); default: the STREAM minimum, 4x the "
+      "last-level cache and at least 1M");
+  command->add_option("--size", o->size, "Bytes per array instead of --elements, e.g. 256MiB")
+      ->excludes(elements);
+  command->add_option("--repeats", o->repeats,
+                      "Repetitions; the first is dropped, the best of the rest reported (default "
+                      "20)");
+  command->add_option("--kernels", o->kernels,
+                      "Comma-separated kernels (default copy,scale,add,triad,dot)");
+  command->add_option("--scalar", o->scalar, "STREAM's scalar (default 3)");
+  command->add_flag("--allow-small", o->allow_small,
+                    "Run arrays smaller than the STREAM size rule (the result notes say so)");
+  auto* numa = command->add_option("--numa", o->numa, "Bind the CPU arrays to this NUMA node");
+  command
+      ->add_option("--tier", o->tier,
+                   "hbm or ddr: put the CPU arrays in that memory tier (machines with both)")
+      ->excludes(numa);
+  command->add_flag("--no-huge-pages", o->no_huge_pages,
+                    "4 KiB pages instead of 2 MiB-aligned arrays with transparent huge pages");
+  add_output_options(*command, o->output);
+  command->footer(
+      "STREAM rules: each array >= 4x the total last-level cache and >= 1M elements (smaller only\n"
+      "with --allow-small); best of N repetitions excluding the first; every run checked against\n"
+      "gold values (exit 1 on a mismatch). GB/s = 1e9 B/s; bytes counted STREAM-style, without\n"
+      "write-allocate traffic: copy/scale 16, add/triad 24, dot 16 bytes per element.\n"
+      "\n"
+      "Examples:\n"
+      "  conveyor stream                               all cores, one row per kernel\n"
+      "  conveyor stream --threads 1-8                 thread sweep: one row per thread count\n"
+      "  conveyor stream --variant both --kernels triad    standard vs tuned Triad\n"
+      "  conveyor stream --size 1GiB --bind compact    1 GiB arrays, threads packed\n"
+      "  conveyor stream --tier hbm                    arrays in HBM/MCDRAM (flat mode)\n"
+      "  conveyor stream --device all --json-out s.json    every device; then conveyor plot "
+      "s.json");
+  command->callback([o] { run(*o); });
 }
 
 }  // namespace conveyor::cli
