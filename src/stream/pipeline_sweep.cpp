@@ -50,6 +50,28 @@ Timing time_runs(int repeats, Fn&& fn) {
   return {t.front(), t[t.size() / 2], t.back()};
 }
 
+// Times two runs alternately (after one warm-up each), so that both see the same machine: on a
+// shared host the load changes from second to second.
+template <typename A, typename B>
+std::pair<Timing, Timing> time_alternating(int repeats, A&& a, B&& b) {
+  std::vector<double> ta, tb;
+  a();
+  b();
+  for (int r = 0; r < repeats; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    a();
+    ta.push_back(seconds_since(start));
+    start = std::chrono::steady_clock::now();
+    b();
+    tb.push_back(seconds_since(start));
+  }
+  auto summary = [](std::vector<double>& t) {
+    std::sort(t.begin(), t.end());
+    return Timing{t.front(), t[t.size() / 2], t.back()};
+  };
+  return {summary(ta), summary(tb)};
+}
+
 // The plain kernel on the far arrays: the CPU-only reference, same chunking as Pipeline.
 double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays) {
   const auto threads = static_cast<std::size_t>(team.size());
@@ -157,13 +179,13 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
       };
 
       double reference_dot = 0;
-      Timing plain = time_runs(o.repeats, [&] { reference_dot = plain_run(team, kernel, arrays); });
-      PipelineRow cpu = row_from(plain, "none", "");
-      cpu.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot,
-                            reference_dot);
-      sweep.rows.push_back(cpu);
-
+      auto plain_fn = [&] { reference_dot = plain_run(team, kernel, arrays); };
       if (device) {
+        Timing plain = time_runs(o.repeats, plain_fn);
+        PipelineRow cpu = row_from(plain, "none", "");
+        cpu.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot,
+                              reference_dot);
+        sweep.rows.push_back(cpu);
         auto it = std::find_if(device_timings.begin(), device_timings.end(),
                                [&](const auto& p) { return p.first == k; });
         PipelineRow row = row_from(it->second, o.mover, "all");
@@ -184,41 +206,46 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         config.variant = o.variant;
         return std::make_unique<Pipeline>(make_mover(o.mover, o.mover_options), config);
       };
-      // Auto: a short calibration (3 timed runs each) of all, split and no staging at all.
+      // Auto: a short calibration (3 alternating runs against the plain kernel) of all and split;
+      // staging is kept only when it beats the plain kernel.
       PipelineStrategy strategy = o.strategy;
       bool staging = true;
       if (strategy == PipelineStrategy::Auto) {
-        double best = 0;
+        double best_ratio = 0;
         for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
           auto p = make(s);
-          double t = time_runs(3, [&] { p->run(kernel, arrays); }).best;
-          if (best == 0 || t < best) best = t, strategy = s;
+          auto [plain_t, piped_t] =
+              time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
+          double ratio = plain_t.best / piped_t.best;
+          if (ratio > best_ratio) best_ratio = ratio, strategy = s;
         }
-        double none = time_runs(3, [&] { plain_run(team, kernel, arrays); }).best;
-        if (none < best) staging = false;
+        staging = best_ratio > 1.0;
       }
-      PipelineRow row;
-      if (!staging) {
-        // Auto chose no staging: the row is a fresh run of the plain kernels, labelled as such.
-        double dot = 0;
-        row = row_from(time_runs(o.repeats, [&] { dot = plain_run(team, kernel, arrays); }),
-                       o.mover, "none");
-        row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
-      } else {
-        auto p = make(strategy);
-        double dot = 0;
-        row = row_from(time_runs(o.repeats, [&] { dot = p->run(kernel, arrays); }), o.mover,
-                       std::string(to_string(strategy)));
-        row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
-        if (o.overlap && p->mover().stages()) {
-          p->set_phase(PipelinePhase::CopyOnly);
-          row.copy_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
-          p->set_phase(PipelinePhase::ComputeOnly);
-          row.compute_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
-          p->set_phase(PipelinePhase::Full);
-          // ComputeOnly wrote outputs from stale staging buffers: put the right values back.
-          p->run(kernel, arrays);
-        }
+      std::unique_ptr<Pipeline> p;
+      if (staging) p = make(strategy);
+      double dot = 0;
+      auto piped_fn = [&] {
+        dot = staging ? p->run(kernel, arrays) : plain_run(team, kernel, arrays);
+      };
+      auto [plain_t, piped_t] = time_alternating(o.repeats, plain_fn, piped_fn);
+      PipelineRow cpu = row_from(plain_t, "none", "");
+      plain_fn();
+      cpu.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot,
+                            reference_dot);
+      sweep.rows.push_back(cpu);
+      // Auto chose no staging: the row is the plain kernel, labelled strategy "none".
+      PipelineRow row =
+          row_from(piped_t, o.mover, staging ? std::string(to_string(strategy)) : "none");
+      piped_fn();
+      row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
+      if (staging && o.overlap && p->mover().stages()) {
+        p->set_phase(PipelinePhase::CopyOnly);
+        row.copy_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
+        p->set_phase(PipelinePhase::ComputeOnly);
+        row.compute_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
+        p->set_phase(PipelinePhase::Full);
+        // ComputeOnly wrote outputs from stale staging buffers: put the right values back.
+        p->run(kernel, arrays);
       }
       row.speedup = row.best_gbs / cpu.best_gbs;
       sweep.rows.push_back(row);

@@ -16,6 +16,8 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<StreamArrays> make_stream_arrays(
       const StreamConfig& config) override;                   // stream.cpp
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
+  std::unique_ptr<DeviceStream> make_device_stream(
+      const DeviceStreamConfig& config) override;  // pipeline.cpp
 
   const DeviceFacts& facts() const { return facts_; }
   std::shared_ptr<DeviceContext> context();
