@@ -14,6 +14,8 @@ class CudaDevice final : public Device {
   std::unique_ptr<StreamArrays> make_stream_arrays(
       const StreamConfig& config) override;                   // stream.cpp
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
+  std::unique_ptr<DeviceStream> make_device_stream(
+      const DeviceStreamConfig& config) override;  // pipeline.cpp
 
  private:
   int ordinal_;
