@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,14 @@ class StreamArrays {
   /// Copies the arrays into host vectors (resized to `elements`) for validation.
   virtual void read_back(std::vector<double>& a, std::vector<double>& b,
                          std::vector<double>& c) = 0;
+  /// The arrays in place, for devices whose arrays are host memory: validation then reads them
+  /// without copying (a copy would double the memory a large run needs). Null pointers otherwise.
+  struct HostView {
+    const double* a = nullptr;
+    const double* b = nullptr;
+    const double* c = nullptr;
+  };
+  virtual HostView host_view() const { return {}; }
   /// Where and how the arrays live, recorded in the result (e.g. {"numa_node": 0, "huge_pages":
   /// true}).
   virtual nlohmann::json placement() const { return nlohmann::json::object(); }
@@ -153,8 +162,8 @@ StreamRun run_stream(Device& device, const StreamOptions& options);
 
 /// Checks read-back arrays against the gold values a, b, c (relative error per element; STREAM's
 /// epsilon 1e-13 for doubles). Throws ValidationError naming the first bad element.
-void validate_stream_arrays(const std::vector<double>& a, const std::vector<double>& b,
-                            const std::vector<double>& c, double gold_a, double gold_b,
-                            double gold_c, std::string_view where);
+void validate_stream_arrays(std::span<const double> a, std::span<const double> b,
+                            std::span<const double> c, double gold_a, double gold_b, double gold_c,
+                            std::string_view where);
 
 }  // namespace conveyor

@@ -37,17 +37,16 @@ double dot_epsilon(std::size_t n) { return std::max(1e-8, static_cast<double>(n)
 
 }  // namespace stream_detail
 
-void validate_stream_arrays(const std::vector<double>& a, const std::vector<double>& b,
-                            const std::vector<double>& c, double gold_a, double gold_b,
-                            double gold_c, std::string_view where) {
+void validate_stream_arrays(std::span<const double> a, std::span<const double> b,
+                            std::span<const double> c, double gold_a, double gold_b, double gold_c,
+                            std::string_view where) {
   struct Array {
     const char* name;
-    const std::vector<double>* values;
+    std::span<const double> values;
     double gold;
   };
-  for (const Array& array :
-       {Array{"a", &a, gold_a}, Array{"b", &b, gold_b}, Array{"c", &c, gold_c}}) {
-    const std::vector<double>& v = *array.values;
+  for (const Array& array : {Array{"a", a, gold_a}, Array{"b", b, gold_b}, Array{"c", c, gold_c}}) {
+    std::span<const double> v = array.values;
     std::size_t bad = 0, first = v.size();
     for (std::size_t i = 0; i < v.size(); ++i)
       if (!stream_detail::within(v[i], array.gold, stream_detail::kArrayEpsilon)) {

@@ -109,14 +109,18 @@ std::vector<std::string> check_stream_options(const Device& device, const Stream
     if (!o.allow_small) throw UsageError(rule + "; --allow-small runs it anyway");
     notes.push_back(rule + "; run with --allow-small, so caches may inflate the figures");
   }
-  const std::uint64_t room =
-      info.kind == DeviceKind::Cpu ? available_memory_bytes() : info.memory_bytes;
+  // Device arrays are read back into host memory for validation, so the host must hold them too.
+  const std::uint64_t host = available_memory_bytes();
+  const bool is_cpu = info.kind == DeviceKind::Cpu;
+  const std::uint64_t room = is_cpu ? host : std::min<std::uint64_t>(info.memory_bytes, host);
   if (n > room / (3 * sizeof(double)))
     throw UsageError(fmt::format(
-        "{} elements per array do not fit {}: 3 arrays need {} but {} is {}", n, info.id,
+        "{} elements per array do not fit {}: 3 arrays need {} but {}", n, info.id,
         n > UINT64_MAX / 24 ? std::string("more than 16 EiB")
                             : format_bytes(3 * n * sizeof(double)),
-        format_bytes(room), info.kind == DeviceKind::Cpu ? "available" : "its memory"));
+        is_cpu ? fmt::format("only {} of memory is available", format_bytes(host))
+               : fmt::format("the device has {} and the host {} available to read them back",
+                             format_bytes(info.memory_bytes), format_bytes(host))));
   check_no_overflow(kernels, o, n);
   return notes;
 }
@@ -152,9 +156,14 @@ StreamRun run_stream(Device& device, const StreamOptions& o) {
             where, rep + 1, dot, expected, stream_detail::dot_epsilon(config.elements)));
     }
   }
-  std::vector<double> a, b, c;
-  arrays->read_back(a, b, c);
-  validate_stream_arrays(a, b, c, gold.a, gold.b, gold.c, where);
+  if (StreamArrays::HostView view = arrays->host_view(); view.a && view.b && view.c) {
+    const std::size_t n = config.elements;
+    validate_stream_arrays({view.a, n}, {view.b, n}, {view.c, n}, gold.a, gold.b, gold.c, where);
+  } else {
+    std::vector<double> a, b, c;
+    arrays->read_back(a, b, c);
+    validate_stream_arrays(a, b, c, gold.a, gold.b, gold.c, where);
+  }
 
   nlohmann::json placement = arrays->placement();
   for (std::size_t k = 0; k < kernels.size(); ++k) {

@@ -264,7 +264,8 @@ void add_stream_command(CLI::App& app) {
   command->add_option("--scalar", o->scalar, "STREAM's scalar (default 3)");
   command->add_flag("--allow-small", o->allow_small,
                     "Run arrays smaller than the STREAM size rule (the result notes say so)");
-  auto* numa = command->add_option("--numa", o->numa, "Bind the CPU arrays to this NUMA node");
+  auto* numa = command->add_option("--numa", o->numa, "Bind the CPU arrays to this NUMA node")
+                   ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--tier", o->tier,
                    "hbm or ddr: put the CPU arrays in that memory tier (machines with both)")

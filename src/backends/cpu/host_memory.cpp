@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -28,7 +29,10 @@ constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 std::string node_list(const std::vector<int>& nodes) {
   std::string out;
-  for (int node : nodes) out += (out.empty() ? "" : ",") + std::to_string(node);
+  for (int node : nodes) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(node);
+  }
   return out;
 }
 
@@ -187,7 +191,9 @@ nlohmann::json placement_record(const HostPlacement& placement) {
           {"tier", std::string(to_string(placement.tier))},
           {"allocator", placement.memkind_hbw ? "memkind-hbw" : "mmap"},
           {"huge_pages", huge},
-          {"alignment_bytes", placement.huge_pages || placement.memkind_hbw ? kHugePage : 4096},
+          {"alignment_bytes", placement.huge_pages || placement.memkind_hbw
+                                  ? kHugePage
+                                  : static_cast<std::size_t>(sysconf(_SC_PAGESIZE))},
           {"thp_mode", thp_mode()}};
 }
 

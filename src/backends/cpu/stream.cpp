@@ -102,6 +102,8 @@ class CpuStreamArrays final : public StreamArrays {
     c.assign(c_.data(), c_.data() + n_);
   }
 
+  HostView host_view() const override { return {a_.data(), b_.data(), c_.data()}; }
+
   nlohmann::json placement() const override {
     nlohmann::json record = placement_record(placement_);
     record["cpus"] = team_.cpus();
