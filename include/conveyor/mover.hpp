@@ -29,9 +29,10 @@ class MoverError : public Error {
 };
 
 struct MoverSetup {
-  int lanes = 1;               ///< computing threads
-  int slots = 1;               ///< outstanding copies per lane
-  std::vector<int> spare_cpus; ///< OS CPUs no computing thread uses (for copy threads); may be empty
+  int lanes = 1;  ///< computing threads
+  int slots = 1;  ///< outstanding copies per lane
+  std::vector<int>
+      spare_cpus;  ///< OS CPUs no computing thread uses (for copy threads); may be empty
 };
 
 class Mover {
@@ -62,7 +63,7 @@ struct MoverOptions {
   int copy_threads = 1;  ///< thread: dedicated copy threads, lanes shared round-robin
   /// thread: fail the Nth copy (1-based) with a MoverError, to test failure paths; 0 = never.
   long fail_copy = 0;
-  std::string dsa_wq;    ///< dsa: work queue device name ("wq0.0"); empty = the first usable one
+  std::string dsa_wq;  ///< dsa: work queue device name ("wq0.0"); empty = the first usable one
 };
 
 /// The host movers: "thread", "prefetch", "dsa". Throws UsageError for an unknown name (naming the

@@ -44,7 +44,7 @@ struct PipelineConfig {
   int threads = 1;
   ThreadBinding binding = ThreadBinding::Scatter;
   std::size_t block_bytes = std::size_t{1} << 20;  ///< per staged input array and block (>= 64)
-  int depth = 4;                                    ///< ring slots per thread (>= 1)
+  int depth = 4;                                   ///< ring slots per thread (>= 1)
   PipelineStrategy strategy = PipelineStrategy::All;
   StreamVariant variant = StreamVariant::Tuned;  ///< kernels run on the blocks
   /// Allocates the staging rings (bytes, 64-byte aligned); returns nullptr on failure. Empty: the
@@ -155,7 +155,7 @@ struct PipelineRow {
   std::string pipeline;  ///< "none" for CPU-only, else the mover
   std::string strategy;  ///< all | split | none (auto chose no staging) | "" for CPU-only
   double best_gbs = 0, median_gbs = 0, worst_gbs = 0, best_s = 0;
-  double speedup = 1;    ///< best_gbs / CPU-only best_gbs at the same thread count
+  double speedup = 1;                ///< best_gbs / CPU-only best_gbs at the same thread count
   double copy_s = 0, compute_s = 0;  ///< T_copy, T_compute (0 when not measured)
   bool validated = false;
 };

@@ -15,9 +15,10 @@ std::unique_ptr<Mover> make_mover(std::string_view name, const MoverOptions& opt
   if (name == "thread") return std::make_unique<movers::ThreadMover>(options);
   if (name == "prefetch") return std::make_unique<movers::PrefetchMover>();
   if (name == "dsa") return dsa::make_dsa_mover(options);
-  throw UsageError(fmt::format("unknown mover '{}' (host movers: thread, prefetch, dsa; devices: "
-                               "opencl[:N], cuda[:N])",
-                               name));
+  throw UsageError(
+      fmt::format("unknown mover '{}' (host movers: thread, prefetch, dsa; devices: "
+                  "opencl[:N], cuda[:N])",
+                  name));
 }
 
 }  // namespace conveyor

@@ -13,7 +13,8 @@ namespace conveyor::movers {
 ThreadMover::ThreadMover(const MoverOptions& options)
     : copy_threads_(options.copy_threads), fail_copy_(options.fail_copy) {
   if (copy_threads_ < 1 || copy_threads_ > 64)
-    throw UsageError(fmt::format("thread mover: copy threads must be 1..64, not {}", copy_threads_));
+    throw UsageError(
+        fmt::format("thread mover: copy threads must be 1..64, not {}", copy_threads_));
 }
 
 ThreadMover::~ThreadMover() { stop_threads(); }
@@ -76,8 +77,8 @@ void ThreadMover::wait(int lane_id, int slot_id) {
   });
   slot.state.store(kIdle, std::memory_order_relaxed);
   if (state == kFailed)
-    throw MoverError(fmt::format("thread mover: copy of {} bytes failed (injected failure)",
-                                 slot.bytes));
+    throw MoverError(
+        fmt::format("thread mover: copy of {} bytes failed (injected failure)", slot.bytes));
 }
 
 // Serves one request of the lane, if it has one; returns whether it did.

@@ -36,7 +36,7 @@ class ThreadMover final : public Mover {
   };
   struct alignas(64) LaneState {
     std::vector<Slot> slots;
-    std::vector<int> queue;              // ring of slot numbers, capacity slots + 1
+    std::vector<int> queue;                        // ring of slot numbers, capacity slots + 1
     alignas(64) std::atomic<std::size_t> head{0};  // written by the lane
     alignas(64) std::atomic<std::size_t> tail{0};  // written by the copy thread
   };

@@ -7,8 +7,8 @@
 namespace conveyor {
 
 std::unique_ptr<DeviceStream> Device::make_device_stream(const DeviceStreamConfig&) {
-  throw UsageError(fmt::format("device {} has no staged stream (use opencl[:N] or cuda[:N])",
-                               info().id));
+  throw UsageError(
+      fmt::format("device {} has no staged stream (use opencl[:N] or cuda[:N])", info().id));
 }
 
 std::unique_ptr<DeviceStream> make_device_stream(std::string_view device_id,

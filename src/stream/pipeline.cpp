@@ -72,8 +72,8 @@ Pipeline::Pipeline(std::unique_ptr<Mover> mover, PipelineConfig config)
   if (config_.depth < 1 || config_.depth > 1024)
     throw UsageError(fmt::format("pipeline: depth must be 1..1024, not {}", config_.depth));
   if (config_.block_bytes < kAlignment || config_.block_bytes % kAlignment != 0)
-    throw UsageError(fmt::format("pipeline: block must be a multiple of 64 bytes, not {}",
-                                 config_.block_bytes));
+    throw UsageError(
+        fmt::format("pipeline: block must be a multiple of 64 bytes, not {}", config_.block_bytes));
   if (config_.strategy == PipelineStrategy::Auto)
     throw UsageError("pipeline: resolve strategy auto first (run_pipeline_sweep does)");
   if (static_cast<bool>(config_.allocate) != static_cast<bool>(config_.release))
@@ -88,9 +88,10 @@ Pipeline::Pipeline(std::unique_ptr<Mover> mover, PipelineConfig config)
                                  : std::aligned_alloc(kAlignment, ring_bytes);
       if (!p) {
         release_rings();
-        throw Error(fmt::format("pipeline: cannot allocate a staging ring of {} bytes ({} slots x "
-                                "2 inputs x {} bytes) for thread {}",
-                                ring_bytes, config_.depth, config_.block_bytes, l));
+        throw Error(
+            fmt::format("pipeline: cannot allocate a staging ring of {} bytes ({} slots x "
+                        "2 inputs x {} bytes) for thread {}",
+                        ring_bytes, config_.depth, config_.block_bytes, l));
       }
       lanes_[l].ring = static_cast<double*>(p);
     }
@@ -135,9 +136,10 @@ double Pipeline::run(const BlockKernel& kernel, const BlockArrays& arrays) {
   });
   for (const auto& lane : lanes_)
     if (!lane.error.empty())
-      throw Error(fmt::format("{}; the remaining blocks were computed from the source arrays "
-                              "directly, so the destination is complete",
-                              lane.error));
+      throw Error(
+          fmt::format("{}; the remaining blocks were computed from the source arrays "
+                      "directly, so the destination is complete",
+                      lane.error));
   double sum = 0;
   for (double p : partial) sum += p;
   return sum;
@@ -230,8 +232,8 @@ void Pipeline::run_lane(int member, const BlockKernel& kernel, const BlockArrays
               for (int k = 0; k < inputs; ++k)
                 if (staged(k, i + depth))
                   mover_->prefetch(in[k] + ahead, std::min(m, hi - ahead) * sizeof(double));
-            sum += kernel.body(src[0] + p, src[1] ? src[1] + p : nullptr, out ? out + p : nullptr,
-                               m);
+            sum +=
+                kernel.body(src[0] + p, src[1] ? src[1] + p : nullptr, out ? out + p : nullptr, m);
           }
         }
       }

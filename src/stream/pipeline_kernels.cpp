@@ -24,8 +24,7 @@ BlockKernel stream_block_kernel(StreamKernel kernel, StreamVariant variant, doub
                 return 0.0;
               }};
     case StreamKernel::Triad:  // a = b + s * c
-      return {2, true,
-              [&k, scalar](const double* b, const double* c, double* a, std::size_t n) {
+      return {2, true, [&k, scalar](const double* b, const double* c, double* a, std::size_t n) {
                 k.triad(a, b, c, scalar, n);
                 return 0.0;
               }};

@@ -23,7 +23,8 @@ using HostArray = std::unique_ptr<double[], Free>;
 
 HostArray allocate_array(std::size_t n) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
-  std::size_t bytes = std::max<std::size_t>(kHuge, (n * sizeof(double) + kHuge - 1) / kHuge * kHuge);
+  std::size_t bytes =
+      std::max<std::size_t>(kHuge, (n * sizeof(double) + kHuge - 1) / kHuge * kHuge);
   void* p = std::aligned_alloc(kHuge, bytes);
   if (!p) throw Error(fmt::format("pipeline sweep: cannot allocate {} bytes", bytes));
   madvise(p, bytes, MADV_HUGEPAGE);
@@ -81,9 +82,9 @@ double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays&
     const std::size_t lo = std::min(arrays.n, chunk * static_cast<std::size_t>(member));
     const std::size_t hi = std::min(arrays.n, lo + chunk);
     if (lo >= hi) return;
-    partial[static_cast<std::size_t>(member)] = kernel.body(
-        arrays.in0 + lo, arrays.in1 ? arrays.in1 + lo : nullptr,
-        arrays.out ? arrays.out + lo : nullptr, hi - lo);
+    partial[static_cast<std::size_t>(member)] =
+        kernel.body(arrays.in0 + lo, arrays.in1 ? arrays.in1 + lo : nullptr,
+                    arrays.out ? arrays.out + lo : nullptr, hi - lo);
   });
   double sum = 0;
   for (double p : partial) sum += p;
@@ -100,11 +101,21 @@ bool check(StreamKernel kernel, const double* a, const double* b, const double* 
   for (std::size_t i = 0; i < n; i = (i + step < n || i == n - 1) ? i + step : n - 1) {
     bool ok = true;
     switch (kernel) {
-      case StreamKernel::Copy: ok = close(c[i], a[i]); break;
-      case StreamKernel::Scale: ok = close(b[i], scalar * c[i]); break;
-      case StreamKernel::Add: ok = close(c[i], a[i] + b[i]); break;
-      case StreamKernel::Triad: ok = close(a[i], b[i] + scalar * c[i]); break;
-      case StreamKernel::Dot: ok = true; break;
+      case StreamKernel::Copy:
+        ok = close(c[i], a[i]);
+        break;
+      case StreamKernel::Scale:
+        ok = close(b[i], scalar * c[i]);
+        break;
+      case StreamKernel::Add:
+        ok = close(c[i], a[i] + b[i]);
+        break;
+      case StreamKernel::Triad:
+        ok = close(a[i], b[i] + scalar * c[i]);
+        break;
+      case StreamKernel::Dot:
+        ok = true;
+        break;
     }
     if (!ok) return false;
     if (i == n - 1) break;
@@ -154,7 +165,8 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   for (StreamKernel k : o.kernels) {
     if (!device) break;
     double dot = 0;
-    Timing t = time_runs(o.repeats, [&] { dot = device->run(k, a.get(), b.get(), c.get(), o.elements, scalar); });
+    Timing t = time_runs(
+        o.repeats, [&] { dot = device->run(k, a.get(), b.get(), c.get(), o.elements, scalar); });
     device_timings.emplace_back(k, t);
   }
 
@@ -163,8 +175,8 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
     for (StreamKernel k : o.kernels) {
       const BlockKernel kernel = stream_block_kernel(k, o.variant, scalar);
       const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), o.elements);
-      const double bytes = static_cast<double>(
-          8 * (traits(k).words_read + traits(k).words_written) * o.elements);
+      const double bytes =
+          static_cast<double>(8 * (traits(k).words_read + traits(k).words_written) * o.elements);
       auto row_from = [&](const Timing& t, std::string pipeline, std::string strategy) {
         PipelineRow row;
         row.threads = threads;
@@ -183,8 +195,8 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
       if (device) {
         Timing plain = time_runs(o.repeats, plain_fn);
         PipelineRow cpu = row_from(plain, "none", "");
-        cpu.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot,
-                              reference_dot);
+        cpu.validated =
+            check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot, reference_dot);
         sweep.rows.push_back(cpu);
         auto it = std::find_if(device_timings.begin(), device_timings.end(),
                                [&](const auto& p) { return p.first == k; });
@@ -214,8 +226,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         double best_ratio = 0;
         for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
           auto p = make(s);
-          auto [plain_t, piped_t] =
-              time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
+          auto [plain_t, piped_t] = time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
           double ratio = plain_t.best / piped_t.best;
           if (ratio > best_ratio) best_ratio = ratio, strategy = s;
         }
@@ -230,8 +241,8 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
       auto [plain_t, piped_t] = time_alternating(o.repeats, plain_fn, piped_fn);
       PipelineRow cpu = row_from(plain_t, "none", "");
       plain_fn();
-      cpu.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot,
-                            reference_dot);
+      cpu.validated =
+          check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot, reference_dot);
       sweep.rows.push_back(cpu);
       // Auto chose no staging: the row is the plain kernel, labelled strategy "none".
       PipelineRow row =

@@ -14,7 +14,8 @@ const std::string kSmall = "stream --elements 256K --block 64KiB --depth 2 --rep
 
 TEST(CliStreamPipeline, JsonRowsPairCpuOnlyWithPipelined) {
   for (const char* mover : {"thread", "prefetch"}) {
-    CliResult r = run_cli(kSmall + "--pipeline " + mover + " --threads 1-2 --kernels triad,dot --json");
+    CliResult r =
+        run_cli(kSmall + "--pipeline " + mover + " --threads 1-2 --kernels triad,dot --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto doc = nlohmann::json::parse(r.out);
     EXPECT_EQ(doc["command"], "stream");
@@ -71,7 +72,8 @@ TEST(CliStreamPipeline, NoDsaIsExplained) {
 }
 
 TEST(CliStreamPipeline, CopyFailureExits1AndSaysTheDestinationIsComplete) {
-  CliResult r = run_cli(kSmall + "--pipeline thread --strategy all --threads 1 --inject-copy-failure 2");
+  CliResult r =
+      run_cli(kSmall + "--pipeline thread --strategy all --threads 1 --inject-copy-failure 2");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("destination is complete"), std::string::npos) << r.err;
 }

@@ -30,12 +30,12 @@ std::vector<StreamKernel> kernels_from(const std::string& text) {
 
 nlohmann::json row_json(const PipelineRow& r, const PipelineSweepOptions& o) {
   const std::uint64_t bytes =
-      8ull * static_cast<std::uint64_t>(traits(r.kernel).words_read + traits(r.kernel).words_written) *
+      8ull *
+      static_cast<std::uint64_t>(traits(r.kernel).words_read + traits(r.kernel).words_written) *
       o.elements;
   nlohmann::json row = {
-      {"device", r.pipeline.rfind("opencl", 0) == 0 || r.pipeline.rfind("cuda", 0) == 0
-                     ? r.pipeline
-                     : "cpu"},
+      {"device",
+       r.pipeline.rfind("opencl", 0) == 0 || r.pipeline.rfind("cuda", 0) == 0 ? r.pipeline : "cpu"},
       {"variant", o.variant == StreamVariant::Tuned ? "tuned" : "standard"},
       {"threads", r.threads},
       {"binding", std::string(to_string(o.binding))},
@@ -79,18 +79,19 @@ std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command
   command.add_flag("--no-overlap", p->no_overlap,
                    "Pipeline: skip the T_copy / T_compute runs of the overlap efficiency");
   command.add_option("--inject-copy-failure", p->fail_copy)->group("");  // tests only
-  command.footer(command.get_footer() +
-                 "\n\nStaged streaming (--pipeline; seed 000): each thread's chunk is cut into "
-                 "blocks; a mover\nstages the next --depth blocks into a per-thread ring while the "
-                 "thread computes the current\none. One row per thread count and kernel: CPU-only "
-                 "vs pipelined GB/s, speedup, strategy,\nand the overlap efficiency (T_copy + "
-                 "T_compute) / T_pipelined against its ideal. Defaults:\nkernels scale,triad,dot, "
-                 "tuned variant (non-temporal stores), 32M elements, best of 10.\n"
-                 "  conveyor stream --pipeline thread --threads 1-2\n"
-                 "  conveyor stream --pipeline prefetch --depth 2 --block 256KiB --threads 1\n"
-                 "  conveyor stream --pipeline dsa --strategy split --threads 1-8   (Xeon with DSA)\n"
-                 "  conveyor stream --pipeline opencl:0 --threads 1,2 --json-out p.json; conveyor "
-                 "plot p.json -o p.png");
+  command.footer(
+      command.get_footer() +
+      "\n\nStaged streaming (--pipeline; seed 000): each thread's chunk is cut into "
+      "blocks; a mover\nstages the next --depth blocks into a per-thread ring while the "
+      "thread computes the current\none. One row per thread count and kernel: CPU-only "
+      "vs pipelined GB/s, speedup, strategy,\nand the overlap efficiency (T_copy + "
+      "T_compute) / T_pipelined against its ideal. Defaults:\nkernels scale,triad,dot, "
+      "tuned variant (non-temporal stores), 32M elements, best of 10.\n"
+      "  conveyor stream --pipeline thread --threads 1-2\n"
+      "  conveyor stream --pipeline prefetch --depth 2 --block 256KiB --threads 1\n"
+      "  conveyor stream --pipeline dsa --strategy split --threads 1-8   (Xeon with DSA)\n"
+      "  conveyor stream --pipeline opencl:0 --threads 1,2 --json-out p.json; conveyor "
+      "plot p.json -o p.png");
   return p;
 }
 
@@ -144,9 +145,10 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
   for (const auto& r : sweep.rows) all_valid = all_valid && r.validated;
 
   emit(report, c.output, [&](std::ostream& out) {
-    out << fmt::format("STREAM pipeline: mover {}, block {} B, depth {}, {} elements per array, "
-                       "GB/s = 1e9 B/s (best of {})\n",
-                       o.mover, o.block_bytes, o.depth, o.elements, o.repeats);
+    out << fmt::format(
+        "STREAM pipeline: mover {}, block {} B, depth {}, {} elements per array, "
+        "GB/s = 1e9 B/s (best of {})\n",
+        o.mover, o.block_bytes, o.depth, o.elements, o.repeats);
     Table table({"threads", "kernel", "CPU-only GB/s", "pipelined GB/s", "speedup", "strategy",
                  "T_copy ms", "T_compute ms", "overlap", "ideal"});
     const PipelineRow* cpu = nullptr;

@@ -3,6 +3,8 @@
 // moves it on its own stream, the kernel runs on a compute stream, a device-to-host engine brings
 // the output back into pinned memory on a third stream, and the host copies it to its
 // destination. Events guard every buffer's reuse; `depth` blocks are in flight.
+#include "conveyor/pipeline.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "check.hpp"
-#include "conveyor/pipeline.hpp"
 #include "cuda_device.hpp"
 #include "kernels.hpp"
 #include "memory.hpp"
@@ -47,10 +48,11 @@ class CudaDeviceStream final : public DeviceStream {
   }
 
   std::string describe() const override {
-    return fmt::format("cuda mover: cuda:{}, H2D and D2H copy engines on their own streams, "
-                       "kernels on a compute stream, {} x (3 pinned + 3 device) buffers of {} "
-                       "bytes",
-                       ordinal_, config_.depth, config_.block_bytes);
+    return fmt::format(
+        "cuda mover: cuda:{}, H2D and D2H copy engines on their own streams, "
+        "kernels on a compute stream, {} x (3 pinned + 3 device) buffers of {} "
+        "bytes",
+        ordinal_, config_.depth, config_.block_bytes);
   }
 
   double run(StreamKernel kernel, double* a, double* b, double* c, std::size_t n,
@@ -61,8 +63,8 @@ class CudaDeviceStream final : public DeviceStream {
     const bool dot = kernel == StreamKernel::Dot;
     const std::size_t block = config_.block_bytes / sizeof(double);
     const std::size_t blocks = (n + block - 1) / block;
-    double* results = dot ? static_cast<double*>(results_.reserve(blocks * sizeof(double)))
-                          : nullptr;
+    double* results =
+        dot ? static_cast<double*>(results_.reserve(blocks * sizeof(double))) : nullptr;
     for (auto& s : slots_) s.pending = false;
     try {
       for (std::size_t i = 0; i < blocks; ++i) {
@@ -140,10 +142,18 @@ class CudaDeviceStream final : public DeviceStream {
     auto out = static_cast<double*>(s.device_out.get());
     cudaError_t e = cudaSuccess;
     switch (kernel) {
-      case StreamKernel::Copy: e = launch_copy(in0, out, m, l); break;
-      case StreamKernel::Scale: e = launch_scale(out, in0, scalar, m, l); break;
-      case StreamKernel::Add: e = launch_add(in0, in1, out, m, l); break;
-      case StreamKernel::Triad: e = launch_triad(out, in0, in1, scalar, m, l); break;
+      case StreamKernel::Copy:
+        e = launch_copy(in0, out, m, l);
+        break;
+      case StreamKernel::Scale:
+        e = launch_scale(out, in0, scalar, m, l);
+        break;
+      case StreamKernel::Add:
+        e = launch_add(in0, in1, out, m, l);
+        break;
+      case StreamKernel::Triad:
+        e = launch_triad(out, in0, in1, scalar, m, l);
+        break;
       case StreamKernel::Dot:
         e = launch_dot(in0, in1, m, static_cast<double*>(s.partial.get()), out, l);
         break;

@@ -2,12 +2,13 @@
 // block on a write queue, are computed on a compute queue and come back on a read queue; a ring of
 // `depth` device buffer sets, with events guarding each buffer's reuse, so arrays of any size pass
 // through a fixed amount of device memory.
+#include "conveyor/pipeline.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "conveyor/pipeline.hpp"
 #include "opencl_device.hpp"
 
 namespace conveyor::opencl {
@@ -53,8 +54,7 @@ class OpenCLDeviceStream final : public DeviceStream {
     if (3 * config_.block_bytes * static_cast<std::size_t>(config_.depth) > facts.global_mem_bytes)
       throw UsageError(fmt::format("{} blocks of 3 x {} bytes do not fit in {}'s memory",
                                    config_.depth, config_.block_bytes, facts.id));
-    kernel_ = context_->kernel(kBlockSource, "block_stream",
-                               fmt::format("-DDOT_RUN={}", kDotRun));
+    kernel_ = context_->kernel(kBlockSource, "block_stream", fmt::format("-DDOT_RUN={}", kDotRun));
     write_ = context_->make_queue();
     compute_ = context_->make_queue();
     read_ = context_->make_queue();
@@ -66,10 +66,10 @@ class OpenCLDeviceStream final : public DeviceStream {
   }
 
   std::string describe() const override {
-    return fmt::format("opencl mover: {} ({}), write / compute / read queues, {} x 3 device "
-                       "buffers of {} bytes",
-                       context_->facts().id, context_->facts().name, config_.depth,
-                       config_.block_bytes);
+    return fmt::format(
+        "opencl mover: {} ({}), write / compute / read queues, {} x 3 device "
+        "buffers of {} bytes",
+        context_->facts().id, context_->facts().name, config_.depth, config_.block_bytes);
   }
 
   double run(StreamKernel kernel, double* a, double* b, double* c, std::size_t n,
@@ -90,10 +90,10 @@ class OpenCLDeviceStream final : public DeviceStream {
         std::vector<cl_event> after_compute;
         if (slot.computed) after_compute.push_back(slot.computed.get());
         for (int k = 0; k < inputs; ++k)
-          CONVEYOR_CL_CHECK(clEnqueueWriteBuffer(
-              write_.get(), slot.mem[k].get(), CL_FALSE, 0, m * sizeof(double), in[k],
-              static_cast<cl_uint>(after_compute.size()), after_compute.data(),
-              slot.written[k].out()));
+          CONVEYOR_CL_CHECK(clEnqueueWriteBuffer(write_.get(), slot.mem[k].get(), CL_FALSE, 0,
+                                                 m * sizeof(double), in[k],
+                                                 static_cast<cl_uint>(after_compute.size()),
+                                                 after_compute.data(), slot.written[k].out()));
         // The output buffer is free once the previous block's result was read back.
         std::vector<cl_event> ready;
         for (int k = 0; k < inputs; ++k) ready.push_back(slot.written[k].get());
@@ -108,10 +108,9 @@ class OpenCLDeviceStream final : public DeviceStream {
         set_arg(kernel_.get(), 5, op);
         const std::size_t items = dot ? (m + kDotRun - 1) / kDotRun : m;
         const std::size_t global = round_up(items, kLocal);
-        CONVEYOR_CL_CHECK(clEnqueueNDRangeKernel(compute_.get(), kernel_.get(), 1, nullptr,
-                                                 &global, &kLocal,
-                                                 static_cast<cl_uint>(ready.size()), ready.data(),
-                                                 slot.computed.out()));
+        CONVEYOR_CL_CHECK(clEnqueueNDRangeKernel(compute_.get(), kernel_.get(), 1, nullptr, &global,
+                                                 &kLocal, static_cast<cl_uint>(ready.size()),
+                                                 ready.data(), slot.computed.out()));
         void* target = arrays.out + first;
         std::size_t bytes = m * sizeof(double);
         if (dot) {

@@ -42,11 +42,11 @@ struct WorkQueueInfo {
   std::string device;  ///< "dsa0"
   bool dsa = true;     ///< a DSA device (not IAA)
   bool enabled = false;
-  bool user = false;   ///< type "user": mapped by applications through /dev/dsa
-  bool shared = false; ///< shared (ENQCMD) or dedicated (MOVDIR64B)
+  bool user = false;    ///< type "user": mapped by applications through /dev/dsa
+  bool shared = false;  ///< shared (ENQCMD) or dedicated (MOVDIR64B)
   bool block_on_fault = false;
   std::uint64_t max_transfer_bytes = 0;
-  std::string path;    ///< /dev/dsa/wq0.0
+  std::string path;  ///< /dev/dsa/wq0.0
 };
 /// The first enabled user work queue of a DSA device (named `wanted`, when not empty). Throws
 /// UsageError "no DSA work queue found: ..." saying why each candidate was passed over.

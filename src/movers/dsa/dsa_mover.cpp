@@ -1,6 +1,7 @@
 #include "movers/dsa/dsa_mover.hpp"
 
 #include <accel-config/libaccel_config.h>
+#include <cpuid.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -8,7 +9,6 @@
 #include <x86intrin.h>
 
 #include <cerrno>
-#include <cpuid.h>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -99,9 +99,10 @@ class DsaMover final : public Mover {
 
   void start_copy(int lane, int slot, void* dst, const void* src, std::size_t bytes) override {
     if (bytes > wq_.max_transfer_bytes || bytes > 0xffffffffu)
-      throw UsageError(fmt::format("dsa mover: a block of {} bytes exceeds the work queue's "
-                                   "maximum transfer of {} bytes; use a smaller --block",
-                                   bytes, wq_.max_transfer_bytes));
+      throw UsageError(
+          fmt::format("dsa mover: a block of {} bytes exceeds the work queue's "
+                      "maximum transfer of {} bytes; use a smaller --block",
+                      bytes, wq_.max_transfer_bytes));
     Entry& e = entries_.get()[lane * slots_ + slot];
     e.record.status = 0;
     e.desc = make_memmove(dst, src, static_cast<std::uint32_t>(bytes), &e.record,
@@ -133,8 +134,8 @@ class DsaMover final : public Mover {
         default: {
           std::uint8_t status = e.record.status;
           e.record.status = 0;
-          throw MoverError(fmt::format("dsa mover: {} on {}: {}", "memmove", wq_.name,
-                                       status_text(status)));
+          throw MoverError(
+              fmt::format("dsa mover: {} on {}: {}", "memmove", wq_.name, status_text(status)));
         }
         case Outcome::Pending:
           break;
@@ -182,8 +183,8 @@ std::unique_ptr<Mover> make_dsa_mover(const MoverOptions& options) {
   if (portal == MAP_FAILED) {
     int err = errno;
     close(fd);
-    throw Error(fmt::format("dsa mover: cannot map the portal of {}: {}", wq.path,
-                            std::strerror(err)));
+    throw Error(
+        fmt::format("dsa mover: cannot map the portal of {}: {}", wq.path, std::strerror(err)));
   }
   return std::make_unique<DsaMover>(std::move(wq), portal, fd);
 }

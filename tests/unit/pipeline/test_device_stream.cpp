@@ -31,8 +31,8 @@ TEST_P(DeviceStreamTest, MatchesThePlainKernels) {
   constexpr std::size_t kBlock = 512;  // doubles
   auto stream = make_device_stream(id_, {kBlock * sizeof(double), 2});
   EXPECT_FALSE(stream->describe().empty());
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, kBlock - 1, kBlock, kBlock + 1,
-                        3 * kBlock + 5}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, kBlock - 1, kBlock, kBlock + 1, 3 * kBlock + 5}) {
     for (StreamKernel k : kStreamKernels) {
       std::vector<double> a(n + 1), b(n + 1), c(n + 1);
       for (std::size_t i = 0; i <= n; ++i) {
@@ -44,11 +44,21 @@ TEST_P(DeviceStreamTest, MatchesThePlainKernels) {
       std::vector<double> ea = a, eb = b, ec = c;
       double want = 0;
       for (std::size_t i = 0; i < n; ++i) switch (k) {
-          case StreamKernel::Copy: ec[i] = ea[i]; break;
-          case StreamKernel::Scale: eb[i] = 3.0 * ec[i]; break;
-          case StreamKernel::Add: ec[i] = ea[i] + eb[i]; break;
-          case StreamKernel::Triad: ea[i] = eb[i] + 3.0 * ec[i]; break;
-          case StreamKernel::Dot: want += ea[i] * eb[i]; break;
+          case StreamKernel::Copy:
+            ec[i] = ea[i];
+            break;
+          case StreamKernel::Scale:
+            eb[i] = 3.0 * ec[i];
+            break;
+          case StreamKernel::Add:
+            ec[i] = ea[i] + eb[i];
+            break;
+          case StreamKernel::Triad:
+            ea[i] = eb[i] + 3.0 * ec[i];
+            break;
+          case StreamKernel::Dot:
+            want += ea[i] * eb[i];
+            break;
         }
       double got = stream->run(k, a.data(), b.data(), c.data(), n, 3.0);
       SCOPED_TRACE(::testing::Message() << "n=" << n << " kernel=" << traits(k).name);

@@ -67,8 +67,8 @@ TEST(DsaDescriptor, ResumeAfterPageFault) {
 
 TEST(DsaWorkQueue, SelectsTheFirstUsableUserQueue) {
   WorkQueueInfo kernel_wq{"wq0.0", "dsa0", true, true, false, true, false, 1u << 31, ""};
-  WorkQueueInfo disabled{"wq0.1", "dsa0", true, false, true, true, false, 1u << 31,
-                         "/dev/dsa/wq0.1"};
+  WorkQueueInfo disabled{"wq0.1", "dsa0", true,     false,           true,
+                         true,    false,  1u << 31, "/dev/dsa/wq0.1"};
   WorkQueueInfo iaa{"wq1.0", "iax1", false, true, true, true, false, 1u << 31, "/dev/iax/wq1.0"};
   WorkQueueInfo good{"wq2.0", "dsa2", true, true, true, false, true, 1u << 31, "/dev/dsa/wq2.0"};
   std::vector<WorkQueueInfo> queues{kernel_wq, disabled, iaa, good};

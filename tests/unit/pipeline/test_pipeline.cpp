@@ -33,11 +33,20 @@ struct Arrays {
 double plain(StreamKernel k, Arrays& x, std::size_t n, double s) {
   const auto& kern = stream_cpu::cpu_kernels(StreamVariant::Tuned);
   switch (k) {
-    case StreamKernel::Copy: kern.copy(x.c.data(), x.a.data(), n); return 0;
-    case StreamKernel::Scale: kern.scale(x.b.data(), x.c.data(), s, n); return 0;
-    case StreamKernel::Add: kern.add(x.c.data(), x.a.data(), x.b.data(), n); return 0;
-    case StreamKernel::Triad: kern.triad(x.a.data(), x.b.data(), x.c.data(), s, n); return 0;
-    case StreamKernel::Dot: return kern.dot(x.a.data(), x.b.data(), n);
+    case StreamKernel::Copy:
+      kern.copy(x.c.data(), x.a.data(), n);
+      return 0;
+    case StreamKernel::Scale:
+      kern.scale(x.b.data(), x.c.data(), s, n);
+      return 0;
+    case StreamKernel::Add:
+      kern.add(x.c.data(), x.a.data(), x.b.data(), n);
+      return 0;
+    case StreamKernel::Triad:
+      kern.triad(x.a.data(), x.b.data(), x.c.data(), s, n);
+      return 0;
+    case StreamKernel::Dot:
+      return kern.dot(x.a.data(), x.b.data(), n);
   }
   return 0;
 }
@@ -63,8 +72,8 @@ class PipelineEquivalence : public ::testing::TestWithParam<Param> {
 
 TEST_P(PipelineEquivalence, StreamKernelsMatchPlainKernels) {
   auto pipeline = make();
-  const std::size_t sizes[] = {0,          1,          7,          kBlock - 1, kBlock,
-                               kBlock + 1, 3 * kBlock, 3 * kBlock + 5,        1000, 4099};
+  const std::size_t sizes[] = {
+      0, 1, 7, kBlock - 1, kBlock, kBlock + 1, 3 * kBlock, 3 * kBlock + 5, 1000, 4099};
   for (std::size_t n : sizes) {
     for (StreamKernel k : kStreamKernels) {
       Arrays expected(n), got(n);
@@ -99,16 +108,16 @@ TEST_P(PipelineEquivalence, UserKernelAndRepeatedRuns) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Movers, PipelineEquivalence,
-    ::testing::Combine(::testing::Values("thread", "thread2", "prefetch"),
-                       ::testing::Values(PipelineStrategy::All, PipelineStrategy::Split),
-                       ::testing::Values(1, 2)),
-    [](const auto& info) {
-      return std::get<0>(info.param) + "_" +
-             std::string(to_string(std::get<1>(info.param))) + "_" +
-             std::to_string(std::get<2>(info.param)) + "t";
-    });
+INSTANTIATE_TEST_SUITE_P(Movers, PipelineEquivalence,
+                         ::testing::Combine(::testing::Values("thread", "thread2", "prefetch"),
+                                            ::testing::Values(PipelineStrategy::All,
+                                                              PipelineStrategy::Split),
+                                            ::testing::Values(1, 2)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param) + "_" +
+                                  std::string(to_string(std::get<1>(info.param))) + "_" +
+                                  std::to_string(std::get<2>(info.param)) + "t";
+                         });
 
 TEST(PipelineConfigTest, RejectsBadSettings) {
   PipelineConfig config;

@@ -27,8 +27,7 @@ TEST(PipelineFailures, NoDsaHereIsAClearUsageError) {
     make_mover("dsa");
     GTEST_SKIP() << "a DSA work queue exists here";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("no DSA work queue found"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("no DSA work queue found"), std::string::npos) << e.what();
   }
 }
 
