@@ -31,6 +31,8 @@ HostArray allocate_array(std::size_t n) {
   return HostArray(static_cast<double*>(p));
 }
 
+constexpr double kAutoMargin = 1.03;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -230,7 +232,8 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
           double ratio = plain_t.best / piped_t.best;
           if (ratio > best_ratio) best_ratio = ratio, strategy = s;
         }
-        staging = best_ratio > 1.0;
+        // A 3% margin: three runs on a shared machine cannot tell smaller gains from noise.
+        staging = best_ratio > kAutoMargin;
       }
       std::unique_ptr<Pipeline> p;
       if (staging) p = make(strategy);

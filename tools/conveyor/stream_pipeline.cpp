@@ -139,8 +139,9 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
       "(T_copy + T_compute) / T_pipelined, ideal = (T_copy + T_compute) / max(T_copy, T_compute)");
   if (o.strategy == PipelineStrategy::Auto)
     report.add_note(
-        "strategy auto: per thread count and kernel, 3 timed runs each of all, split and the plain "
-        "kernel; 'none' means staging lost and the plain kernel ran");
+        "strategy auto: per thread count and kernel, 3 alternating runs of the plain kernel "
+        "against all and against split; staging is kept only when it wins by more than 3%, else "
+        "the row says 'none' and the plain kernel ran");
   bool all_valid = true;
   for (const auto& r : sweep.rows) all_valid = all_valid && r.validated;
 
