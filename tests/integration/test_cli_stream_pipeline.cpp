@@ -57,7 +57,8 @@ TEST(CliStreamPipeline, OpenClDeviceStream) {
 TEST(CliStreamPipeline, BadOptionsExit2WithOneLine) {
   for (const std::string args :
        {"--pipeline teleport", "--pipeline thread --strategy some", "--pipeline thread --depth 0",
-        "--pipeline thread --block 100", "--pipeline opencl:77", "--pipeline cpu"}) {
+        "--pipeline thread --block 100", "--pipeline opencl:77", "--pipeline cpu",
+        "--pipeline thread --device cpu"}) {
     CliResult r = run_cli(kSmall + args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(line_count(r.err), 1) << args << ": " << r.err;

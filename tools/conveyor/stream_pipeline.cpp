@@ -65,6 +65,7 @@ nlohmann::json row_json(const PipelineRow& r, const PipelineSweepOptions& o) {
 
 std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command) {
   auto p = std::make_shared<StreamPipelineCli>();
+  p->command = &command;
   command.add_option("--pipeline", p->mover,
                      "Staged streaming (seed 000): compare CPU-only with a mover staging blocks "
                      "into a per-thread ring: thread, prefetch, dsa, opencl[:N], cuda[:N]");
@@ -96,6 +97,14 @@ std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command
 }
 
 void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) {
+  if (p.command)
+    for (const char* option :
+         {"--device", "--numa", "--tier", "--allow-small", "--scalar", "--no-huge-pages"})
+      if (p.command->get_option_no_throw(option) && p.command->count(option) > 0)
+        throw UsageError(
+            fmt::format("{} does not apply with --pipeline (devices: --pipeline "
+                        "opencl:N or cuda:N)",
+                        option));
   PipelineSweepOptions o;
   o.mover = p.mover;
   o.mover_options.copy_threads = p.copy_threads;

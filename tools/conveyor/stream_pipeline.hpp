@@ -17,6 +17,7 @@ struct StreamPipelineCli {
   int copy_threads = 1;
   long fail_copy = 0;  // hidden: inject a copy failure (tests)
   bool no_overlap = false;
+  CLI::App* command = nullptr;  // to reject plain-stream options that do not apply
 };
 
 /// Adds --pipeline, --depth, --block, --strategy, --copy-threads, --no-overlap to `stream`.
