@@ -50,7 +50,7 @@ TEST(CliStreamPipeline, OpenClDeviceStream) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["results"].size(), 2u);
-  EXPECT_EQ(doc["results"][1]["device"], "opencl");
+  EXPECT_EQ(doc["results"][1]["device"], "opencl:0");
   EXPECT_TRUE(doc["results"][1]["validated"].get<bool>());
 }
 

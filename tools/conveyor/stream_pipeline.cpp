@@ -28,14 +28,20 @@ std::vector<StreamKernel> kernels_from(const std::string& text) {
   return kernels;
 }
 
+// The device a row ran on: the CPU, or the device a device mover names ("opencl" = "opencl:0").
+std::string device_of(const std::string& pipeline) {
+  if (pipeline == "opencl" || pipeline == "cuda") return pipeline + ":0";
+  if (pipeline.rfind("opencl:", 0) == 0 || pipeline.rfind("cuda:", 0) == 0) return pipeline;
+  return "cpu";
+}
+
 nlohmann::json row_json(const PipelineRow& r, const PipelineSweepOptions& o) {
   const std::uint64_t bytes =
       8ull *
       static_cast<std::uint64_t>(traits(r.kernel).words_read + traits(r.kernel).words_written) *
       o.elements;
   nlohmann::json row = {
-      {"device",
-       r.pipeline.rfind("opencl", 0) == 0 || r.pipeline.rfind("cuda", 0) == 0 ? r.pipeline : "cpu"},
+      {"device", device_of(r.pipeline)},
       {"variant", o.variant == StreamVariant::Tuned ? "tuned" : "standard"},
       {"threads", r.threads},
       {"binding", std::string(to_string(o.binding))},
