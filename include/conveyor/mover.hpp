@@ -51,6 +51,13 @@ class Mover {
   /// Blocks until the copy on (lane, slot) is complete; the slot is idle again afterwards. Throws
   /// MoverError when the copy failed.
   virtual void wait(int lane, int slot) = 0;
+  /// Like wait(), but a mover that has not started the copy yet may drop it instead and return
+  /// false: the caller then reads the source itself. This keeps a starved mover (a copy thread
+  /// without a core of its own) from making the computation wait. The default waits.
+  virtual bool wait_or_cancel(int lane, int slot) {
+    wait(lane, slot);
+    return true;
+  }
   /// Hints that [p, p + bytes) will be read soon (software prefetch); most movers ignore it.
   virtual void prefetch(const void* p, std::size_t bytes) {
     (void)p;

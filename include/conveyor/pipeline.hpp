@@ -89,6 +89,10 @@ class Pipeline {
   double run(StreamKernel kernel, double* a, double* b, double* c, std::size_t n, double scalar);
 
   void set_phase(PipelinePhase phase) { phase_ = phase; }
+  /// Of the copies the last run asked for, the share the mover delivered (the rest it dropped
+  /// because it had not started them when they were needed: the thread read the source). 0 when
+  /// nothing was staged.
+  double staged_fraction() const;
   const PipelineConfig& config() const { return config_; }
   Mover& mover() { return *mover_; }
 
@@ -157,6 +161,7 @@ struct PipelineRow {
   double best_gbs = 0, median_gbs = 0, worst_gbs = 0, best_s = 0;
   double speedup = 1;                ///< best_gbs / CPU-only best_gbs at the same thread count
   double copy_s = 0, compute_s = 0;  ///< T_copy, T_compute (0 when not measured)
+  double staged_fraction = -1;       ///< share of copies the mover delivered; -1: not staged
   bool validated = false;
 };
 struct PipelineSweep {

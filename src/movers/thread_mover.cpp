@@ -42,7 +42,8 @@ void ThreadMover::open(const MoverSetup& setup) {
   for (int l = 0; l < setup.lanes; ++l) {
     auto lane = std::make_unique<LaneState>();
     lane->slots = std::vector<Slot>(static_cast<std::size_t>(setup.slots));
-    lane->queue.assign(static_cast<std::size_t>(setup.slots) + 1, 0);
+    // Room for the live requests and as many stale (cancelled, not yet popped) entries.
+    lane->queue.assign(8 * static_cast<std::size_t>(setup.slots) + 1, 0);
     lanes_.push_back(std::move(lane));
   }
   cpus_.clear();
@@ -60,25 +61,58 @@ void ThreadMover::start_copy(int lane_id, int slot_id, void* dst, const void* sr
   slot.dst = dst;
   slot.src = src;
   slot.bytes = bytes;
-  slot.state.store(kQueued, std::memory_order_relaxed);
+  // Injected failures hit the Nth request, whoever would have served it (deterministic for tests).
+  const long n = requests_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (fail_copy_ > 0 && n == fail_copy_) {
+    slot.state.store(kFailed, std::memory_order_relaxed);
+    return;
+  }
   std::size_t head = lane.head.load(std::memory_order_relaxed);
+  if (head - lane.tail.load(std::memory_order_acquire) >= lane.queue.size()) {
+    // The copy thread has not run for a long while (its queue is full of requests the lane
+    // dropped): leave this one to the lane.
+    slot.state.store(kRefused, std::memory_order_relaxed);
+    return;
+  }
+  slot.state.store(kQueued, std::memory_order_release);
   lane.queue[head % lane.queue.size()] = slot_id;
   lane.head.store(head + 1, std::memory_order_release);
   submitted_.fetch_add(1, std::memory_order_seq_cst);
   if (sleeping_.load(std::memory_order_seq_cst) != 0) submitted_.notify_all();
 }
 
-void ThreadMover::wait(int lane_id, int slot_id) {
-  Slot& slot = lanes_[static_cast<std::size_t>(lane_id)]->slots[static_cast<std::size_t>(slot_id)];
+int ThreadMover::finish_wait(Slot& slot) {
   int state = kIdle;
   spin_until([&] {
     state = slot.state.load(std::memory_order_acquire);
-    return state != kQueued;
+    return state != kQueued && state != kCopying;
   });
   slot.state.store(kIdle, std::memory_order_relaxed);
+  if (state == kRefused) {
+    std::memcpy(slot.dst, slot.src, slot.bytes);  // wait() promises a copy: do it here
+    state = kDone;
+  }
   if (state == kFailed)
     throw MoverError(
         fmt::format("thread mover: copy of {} bytes failed (injected failure)", slot.bytes));
+  return state;
+}
+
+void ThreadMover::wait(int lane_id, int slot_id) {
+  Slot& slot = lanes_[static_cast<std::size_t>(lane_id)]->slots[static_cast<std::size_t>(slot_id)];
+  finish_wait(slot);
+}
+
+bool ThreadMover::wait_or_cancel(int lane_id, int slot_id) {
+  Slot& slot = lanes_[static_cast<std::size_t>(lane_id)]->slots[static_cast<std::size_t>(slot_id)];
+  int expected = kQueued;
+  if (slot.state.compare_exchange_strong(expected, kCancelled, std::memory_order_acq_rel) ||
+      expected == kRefused) {
+    slot.state.store(kIdle, std::memory_order_relaxed);
+    return false;
+  }
+  finish_wait(slot);
+  return true;
 }
 
 // Serves one request of the lane, if it has one; returns whether it did.
@@ -86,12 +120,12 @@ bool ThreadMover::serve(LaneState& lane) {
   std::size_t tail = lane.tail.load(std::memory_order_relaxed);
   if (tail == lane.head.load(std::memory_order_acquire)) return false;
   Slot& slot = lane.slots[static_cast<std::size_t>(lane.queue[tail % lane.queue.size()])];
-  lane.tail.store(tail + 1, std::memory_order_relaxed);
-  long n = copies_.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (fail_copy_ > 0 && n == fail_copy_) {
-    slot.state.store(kFailed, std::memory_order_release);
+  lane.tail.store(tail + 1, std::memory_order_release);
+  // Claim the request; a stale entry (cancelled, or already served through a newer entry of the
+  // same slot) is skipped.
+  int expected = kQueued;
+  if (!slot.state.compare_exchange_strong(expected, kCopying, std::memory_order_acq_rel))
     return true;
-  }
   std::memcpy(slot.dst, slot.src, slot.bytes);
   slot.state.store(kDone, std::memory_order_release);
   return true;

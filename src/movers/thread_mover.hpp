@@ -25,9 +25,13 @@ class ThreadMover final : public Mover {
   void open(const MoverSetup& setup) override;
   void start_copy(int lane, int slot, void* dst, const void* src, std::size_t bytes) override;
   void wait(int lane, int slot) override;
+  bool wait_or_cancel(int lane, int slot) override;
 
  private:
-  enum State : int { kIdle, kQueued, kDone, kFailed };
+  // kQueued -> kCopying (claimed by the copy thread) -> kDone / kFailed; kQueued -> kCancelled
+  // (dropped by the lane before the copy started); kRefused (queue full: the lane copies or reads
+  // the source itself). The lane sets kIdle after waiting.
+  enum State : int { kIdle, kQueued, kCopying, kDone, kFailed, kCancelled, kRefused };
   struct Slot {
     std::atomic<int> state{kIdle};
     void* dst = nullptr;
@@ -43,11 +47,12 @@ class ThreadMover final : public Mover {
 
   void stop_threads();
   void copier_loop(int copier, int cpu);
+  int finish_wait(Slot& slot);
   bool serve(LaneState& lane);
 
   int copy_threads_;
   long fail_copy_;
-  std::atomic<long> copies_{0};
+  std::atomic<long> requests_{0};
   std::vector<std::unique_ptr<LaneState>> lanes_;
   std::vector<std::thread> threads_;
   std::vector<int> cpus_;

@@ -55,8 +55,9 @@ PipelineStrategy parse_pipeline_strategy(std::string_view text) {
 }
 
 struct Pipeline::Lane {
-  double* ring = nullptr;  // depth slots x 2 inputs x block elements
-  std::string error;       // the first mover failure of the last run
+  double* ring = nullptr;               // depth slots x 2 inputs x block elements
+  std::string error;                    // the first mover failure of the last run
+  std::size_t staged = 0, dropped = 0;  // copies used / dropped by the mover in the last run
 };
 
 struct Pipeline::Team {
@@ -130,7 +131,10 @@ double Pipeline::run(const BlockKernel& kernel, const BlockArrays& arrays) {
   if (!arrays.in0 || (kernel.inputs == 2 && !arrays.in1) || (kernel.writes && !arrays.out))
     throw UsageError("pipeline: missing array");
   std::vector<double> partial(lanes_.size(), 0.0);
-  for (auto& lane : lanes_) lane.error.clear();
+  for (auto& lane : lanes_) {
+    lane.error.clear();
+    lane.staged = lane.dropped = 0;
+  }
   team_->team.run([&](int member) {
     run_lane(member, kernel, arrays, &partial[static_cast<std::size_t>(member)]);
   });
@@ -184,12 +188,22 @@ void Pipeline::run_lane(int member, const BlockKernel& kernel, const BlockArrays
   };
   // Waits for the copies of block j; returns false when one failed (recording the first failure
   // unless `quiet`). Every slot of the block is idle afterwards either way.
+  // in_ring[k]: block j's input k was staged (false: the mover dropped the copy, read the source).
+  bool in_ring[2] = {false, false};
   auto wait_block = [&](std::size_t j, bool quiet) {
     bool ok = true;
     for (int k = 0; k < inputs; ++k) {
+      in_ring[k] = false;
       if (!staged(k, j)) continue;
       try {
-        mover_->wait(member, slot(k, j));
+        // Measuring T_copy needs every copy done: only a full run lets the mover drop copies.
+        if (phase_ == PipelinePhase::Full) {
+          in_ring[k] = mover_->wait_or_cancel(member, slot(k, j));
+        } else {
+          mover_->wait(member, slot(k, j));
+          in_ring[k] = true;
+        }
+        ++(in_ring[k] ? lane.staged : lane.dropped);
       } catch (const MoverError& e) {
         if (ok && !quiet)
           lane.error = fmt::format("{} (thread {}, block {} of {})", e.what(), member, j, blocks);
@@ -218,7 +232,7 @@ void Pipeline::run_lane(int member, const BlockKernel& kernel, const BlockArrays
       }
       if (stages && !direct)
         for (int k = 0; k < inputs; ++k)
-          if (staged(k, i)) src[k] = buffer(k, i);
+          if (staged(k, i) && (!use_mover || in_ring[k])) src[k] = buffer(k, i);
       double* out = kernel.writes ? arrays.out + first : nullptr;
       if (phase_ != PipelinePhase::CopyOnly) {
         if (stages) {
@@ -245,6 +259,12 @@ void Pipeline::run_lane(int member, const BlockKernel& kernel, const BlockArrays
     throw;
   }
   *partial = sum;
+}
+
+double Pipeline::staged_fraction() const {
+  std::size_t staged = 0, dropped = 0;
+  for (const auto& lane : lanes_) staged += lane.staged, dropped += lane.dropped;
+  return staged + dropped == 0 ? 0.0 : static_cast<double>(staged) / (staged + dropped);
 }
 
 double Pipeline::run(StreamKernel kernel, double* a, double* b, double* c, std::size_t n,

@@ -252,6 +252,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
           row_from(piped_t, o.mover, staging ? std::string(to_string(strategy)) : "none");
       piped_fn();
       row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
+      if (staging && p->mover().stages()) row.staged_fraction = p->staged_fraction();
       if (staging && o.overlap && p->mover().stages()) {
         p->set_phase(PipelinePhase::CopyOnly);
         row.copy_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;

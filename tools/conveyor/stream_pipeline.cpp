@@ -58,6 +58,7 @@ nlohmann::json row_json(const PipelineRow& r, const PipelineSweepOptions& o) {
       {"speedup", r.speedup},
       {"block_bytes", o.block_bytes},
       {"queue_depth", o.depth}};
+  if (r.staged_fraction >= 0) row["staged_percent"] = 100 * r.staged_fraction;
   if (r.copy_s > 0 && r.compute_s > 0) {
     row["copy_s"] = r.copy_s;
     row["compute_s"] = r.compute_s;
@@ -166,7 +167,7 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
         "GB/s = 1e9 B/s (best of {})\n",
         o.mover, o.block_bytes, o.depth, o.elements, o.repeats);
     Table table({"threads", "kernel", "CPU-only GB/s", "pipelined GB/s", "speedup", "strategy",
-                 "T_copy ms", "T_compute ms", "overlap", "ideal"});
+                 "staged %", "T_copy ms", "T_compute ms", "overlap", "ideal"});
     const PipelineRow* cpu = nullptr;
     for (const auto& r : sweep.rows) {
       if (r.pipeline == "none") {
@@ -177,8 +178,8 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
       table.add_row(
           {std::to_string(r.threads), std::string(traits(r.kernel).name),
            cpu ? fixed(cpu->best_gbs, 2) : "-", fixed(r.best_gbs, 2), fixed(r.speedup, 2) + "x",
-           r.strategy, timed ? fixed(r.copy_s * 1e3, 2) : "-",
-           timed ? fixed(r.compute_s * 1e3, 2) : "-",
+           r.strategy, r.staged_fraction >= 0 ? fixed(100 * r.staged_fraction, 0) : "-",
+           timed ? fixed(r.copy_s * 1e3, 2) : "-", timed ? fixed(r.compute_s * 1e3, 2) : "-",
            timed ? fixed((r.copy_s + r.compute_s) / r.best_s, 2) : "-",
            timed ? fixed((r.copy_s + r.compute_s) / std::max(r.copy_s, r.compute_s), 2) : "-"});
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -134,6 +135,61 @@ TEST(PipelineFailures, KernelExceptionPropagatesWithoutHanging) {
   EXPECT_THROW(pipeline.run(ok, {x.data(), nullptr, nullptr, 500}), UsageError);
   pipeline.run(ok, {x.data(), nullptr, y.data(), 500});
   EXPECT_EQ(x, y);
+}
+
+}  // namespace
+}  // namespace conveyor::test
+
+namespace conveyor::test {
+namespace {
+
+// A mover that copies only every other request and drops the rest, scribbling over the dropped
+// slot's buffer: the pipeline must read the source for those.
+class HalfMover final : public Mover {
+ public:
+  std::string_view name() const override { return "half"; }
+  void open(const MoverSetup& setup) override {
+    pending_.assign(static_cast<std::size_t>(setup.lanes * setup.slots), {});
+    slots_ = setup.slots;
+  }
+  void start_copy(int lane, int slot, void* dst, const void* src, std::size_t bytes) override {
+    pending_[static_cast<std::size_t>(lane * slots_ + slot)] = {dst, src, bytes};
+  }
+  void wait(int lane, int slot) override { wait_or_cancel(lane, slot); }
+  bool wait_or_cancel(int lane, int slot) override {
+    Request& r = pending_[static_cast<std::size_t>(lane * slots_ + slot)];
+    if (++count_ % 2 == 0) {
+      std::memset(r.dst, 0xff, r.bytes);  // NaNs: a wrong read shows
+      return false;
+    }
+    std::memcpy(r.dst, r.src, r.bytes);
+    return true;
+  }
+  std::atomic<long> count_{0};
+
+ private:
+  struct Request {
+    void* dst = nullptr;
+    const void* src = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::vector<Request> pending_;
+  int slots_ = 0;
+};
+
+TEST(PipelineDroppedCopies, DroppedCopiesReadTheSource) {
+  PipelineConfig config;
+  config.binding = ThreadBinding::None;
+  config.block_bytes = 128;
+  config.depth = 3;
+  Pipeline pipeline(std::make_unique<HalfMover>(), config);
+  const std::size_t n = 1001;
+  std::vector<double> a(n), b(n), c(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<double>(i), b[i] = 1.0 - i;
+  pipeline.run(StreamKernel::Add, a.data(), b.data(), c.data(), n, 0);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[i], 1.0) << i;
+  EXPECT_GT(pipeline.staged_fraction(), 0.4);
+  EXPECT_LT(pipeline.staged_fraction(), 0.6);
 }
 
 }  // namespace
