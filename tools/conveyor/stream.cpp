@@ -114,14 +114,16 @@ std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>
     for (StreamVariant variant : variants) {
       // OpenCL has one kernel set; a "tuned" row would repeat the standard one under another name.
       if (device->info().kind == DeviceKind::OpenCL && variant == StreamVariant::Tuned) {
-        notes.push_back(
-            fmt::format("{} has no tuned variant; only standard was run", device->info().id));
+        notes.push_back(fmt::format("{} has no tuned variant; {}", device->info().id,
+                                    variants.size() > 1 ? "only standard was run" : "skipped"));
         continue;
       }
       for (int t : cpu ? threads : std::vector<int>{1}) {
         Plan plan{device, base};
         plan.options.config.variant = variant;
         plan.options.config.threads = t;
+        if (plan.options.config.elements == 0)
+          plan.options.config.elements = stream_min_elements(*device);
         if (!cpu) {
           plan.options.config.numa_node = -1;
           plan.options.config.tier = MemoryTier::Default;
@@ -132,7 +134,9 @@ std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>
       }
     }
   }
-  if (plans.empty()) throw UsageError("nothing to run: no device runs the chosen variant");
+  if (plans.empty())
+    throw UsageError(fmt::format("--variant {}: {} has no tuned variant; use --variant standard",
+                                 o.variant, o.device));
   return plans;
 }
 
@@ -147,6 +151,19 @@ void print_header(std::ostream& out, const Report& report) {
   for (const auto& [device, n] : elements)
     out << fmt::format("{}: {} elements per array ({} each, {} for a, b, c)\n", device, n,
                        format_bytes(n * sizeof(double)), format_bytes(3 * n * sizeof(double)));
+  for (const auto& row : rows) {
+    if (row["device"] != "cpu") continue;
+    std::string nodes;
+    for (const auto& node : row["numa_nodes"]) nodes += (nodes.empty() ? "" : ",") + node.dump();
+    out << fmt::format(
+        "cpu arrays: {}, {} aligned, huge pages {} (THP mode {}), first touch by the "
+        "computing threads\n",
+        nodes.empty() ? "default NUMA policy" : "bound to NUMA node " + nodes,
+        format_bytes(row["alignment_bytes"].get<std::uint64_t>()),
+        row["huge_pages"].get<bool>() ? "requested" : "refused",
+        row["thp_mode"].get<std::string>());
+    break;
+  }
   int counted = rows.empty() ? 0 : rows[0]["repetitions_counted"].get<int>();
   out << fmt::format(
       "Best of {} repetitions (the first of {} dropped); every run validated against gold "
@@ -155,14 +172,20 @@ void print_header(std::ostream& out, const Report& report) {
       counted, counted + 1);
 }
 
+std::string group_name(const nlohmann::json& row) {
+  std::string name =
+      fmt::format("{} {}", row["device"].get<std::string>(), row["variant"].get<std::string>());
+  if (row["device"] == "cpu")
+    name += fmt::format(" ({} binding)", row["binding"].get<std::string>());
+  return name;
+}
+
 // Seed 000's layout for a thread sweep: one row per thread count, one column per kernel (best
 // GB/s), one block per device, variant and binding.
 void print_sweep(std::ostream& out, const nlohmann::json& rows) {
   std::vector<std::string> groups, kernels;
   for (const auto& row : rows) {
-    std::string group =
-        fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
-                    row["variant"].get<std::string>(), row["binding"].get<std::string>());
+    std::string group = group_name(row);
     if (std::find(groups.begin(), groups.end(), group) == groups.end()) groups.push_back(group);
     std::string kernel = row["kernel"];
     if (std::find(kernels.begin(), kernels.end(), kernel) == kernels.end())
@@ -175,10 +198,7 @@ void print_sweep(std::ostream& out, const nlohmann::json& rows) {
     Table table(headers);
     std::map<int, std::map<std::string, double>> by_threads;
     for (const auto& row : rows) {
-      std::string g =
-          fmt::format("{} {} ({} binding)", row["device"].get<std::string>(),
-                      row["variant"].get<std::string>(), row["binding"].get<std::string>());
-      if (g == group) by_threads[row["threads"]][row["kernel"]] = row["best_gbs"];
+      if (group_name(row) == group) by_threads[row["threads"]][row["kernel"]] = row["best_gbs"];
     }
     for (const auto& [threads, cells] : by_threads) {
       std::vector<std::string> line{std::to_string(threads)};
