@@ -16,6 +16,8 @@ packages=(
 )
 # memkind exists only on x86-64 Debian; it is optional (the HBM tier also works through NUMA nodes).
 [ "$(uname -m)" = x86_64 ] && packages+=(libmemkind-dev)
+# libaccel-config configures Intel DSA work queues (the `dsa` mover); optional, x86-64 only.
+[ "$(uname -m)" = x86_64 ] && packages+=(libaccel-config-dev)
 [ "${1:-}" = --bench ] && packages+=(likwid starpu-examples hyperfine)
 
 missing=()

@@ -37,6 +37,8 @@ namespace runtime {
 class DeviceDriver;
 struct DriverConfig;
 }  // namespace runtime
+class DeviceStream;
+struct DeviceStreamConfig;
 
 /// One compute device with the memory it computes from.
 class Device {
@@ -52,6 +54,9 @@ class Device {
   /// The task runtime's driver for this device (src/runtime/device_driver.hpp); throws UsageError
   /// when the backend has none (the CPU is driven by the runtime's own workers).
   virtual std::unique_ptr<runtime::DeviceDriver> make_driver(const runtime::DriverConfig& config);
+  /// A staged stream of host arrays through this device (pipeline.hpp). The default throws
+  /// UsageError: the backend has none.
+  virtual std::unique_ptr<DeviceStream> make_device_stream(const DeviceStreamConfig& config);
 
  protected:
   DeviceInfo info_;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "stream_pipeline.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
@@ -306,7 +307,14 @@ void add_stream_command(CLI::App& app) {
       "  conveyor stream --tier hbm                    arrays in HBM/MCDRAM (flat mode)\n"
       "  conveyor stream --device all --json-out s.json    every device; then conveyor plot "
       "s.json");
-  command->callback([o] { run(*o); });
+  auto pipeline = add_stream_pipeline_options(*command);  // --pipeline: stream_pipeline.cpp
+  command->callback([o, pipeline, command] {
+    if (pipeline->mover.empty()) return run(*o);
+    run_stream_pipeline(*pipeline, {o->threads, o->bind, o->variant, o->elements, o->size,
+                                    o->kernels, o->repeats, command->count("--repeats") > 0,
+                                    command->count("--kernels") > 0,
+                                    command->count("--variant") > 0, o->output});
+  });
 }
 
 }  // namespace conveyor::cli

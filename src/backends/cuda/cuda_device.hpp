@@ -16,6 +16,8 @@ class CudaDevice final : public Device {
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
   std::unique_ptr<runtime::DeviceDriver> make_driver(
       const runtime::DriverConfig& config) override;  // runtime_driver.cpp
+  std::unique_ptr<DeviceStream> make_device_stream(
+      const DeviceStreamConfig& config) override;  // pipeline.cpp
 
  private:
   int ordinal_;

@@ -18,6 +18,8 @@ class OpenCLDevice final : public Device {
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
   std::unique_ptr<runtime::DeviceDriver> make_driver(
       const runtime::DriverConfig& config) override;  // runtime_driver.cpp
+  std::unique_ptr<DeviceStream> make_device_stream(
+      const DeviceStreamConfig& config) override;  // pipeline.cpp
 
   const DeviceFacts& facts() const { return facts_; }
   std::shared_ptr<DeviceContext> context();

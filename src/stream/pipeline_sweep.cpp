@@ -1,0 +1,272 @@
+// run_pipeline_sweep(): the seed's figure 5, CPU-only against pipelined, per thread count.
+#include <fmt/format.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "conveyor/pipeline.hpp"
+#include "core/thread_team.hpp"
+#include "stream/cpu_kernels.hpp"
+
+namespace conveyor {
+namespace {
+
+struct Free {
+  void operator()(double* p) const { std::free(p); }
+};
+using HostArray = std::unique_ptr<double[], Free>;
+
+HostArray allocate_array(std::size_t n) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  std::size_t bytes =
+      std::max<std::size_t>(kHuge, (n * sizeof(double) + kHuge - 1) / kHuge * kHuge);
+  void* p = std::aligned_alloc(kHuge, bytes);
+  if (!p) throw Error(fmt::format("pipeline sweep: cannot allocate {} bytes", bytes));
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return HostArray(static_cast<double*>(p));
+}
+
+constexpr double kAutoMargin = 1.03;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Timing {
+  double best = 0, median = 0, worst = 0;
+};
+template <typename Fn>
+Timing time_runs(int repeats, Fn&& fn) {
+  std::vector<double> t;
+  fn();  // warm-up, not counted
+  for (int r = 0; r < repeats; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(seconds_since(start));
+  }
+  std::sort(t.begin(), t.end());
+  return {t.front(), t[t.size() / 2], t.back()};
+}
+
+// Times two runs alternately (after one warm-up each), so that both see the same machine: on a
+// shared host the load changes from second to second.
+template <typename A, typename B>
+std::pair<Timing, Timing> time_alternating(int repeats, A&& a, B&& b) {
+  std::vector<double> ta, tb;
+  a();
+  b();
+  for (int r = 0; r < repeats; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    a();
+    ta.push_back(seconds_since(start));
+    start = std::chrono::steady_clock::now();
+    b();
+    tb.push_back(seconds_since(start));
+  }
+  auto summary = [](std::vector<double>& t) {
+    std::sort(t.begin(), t.end());
+    return Timing{t.front(), t[t.size() / 2], t.back()};
+  };
+  return {summary(ta), summary(tb)};
+}
+
+// The plain kernel on the far arrays: the CPU-only reference, same chunking as Pipeline.
+double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays) {
+  const auto threads = static_cast<std::size_t>(team.size());
+  std::vector<double> partial(threads, 0.0);
+  const std::size_t chunk = ((arrays.n + threads - 1) / threads + 7) / 8 * 8;
+  team.run([&](int member) {
+    const std::size_t lo = std::min(arrays.n, chunk * static_cast<std::size_t>(member));
+    const std::size_t hi = std::min(arrays.n, lo + chunk);
+    if (lo >= hi) return;
+    partial[static_cast<std::size_t>(member)] =
+        kernel.body(arrays.in0 + lo, arrays.in1 ? arrays.in1 + lo : nullptr,
+                    arrays.out ? arrays.out + lo : nullptr, hi - lo);
+  });
+  double sum = 0;
+  for (double p : partial) sum += p;
+  return sum;
+}
+
+// Checks a kernel's output against its statement on a sample of elements (and the last one),
+// and a dot product against the plain run's.
+bool check(StreamKernel kernel, const double* a, const double* b, const double* c, std::size_t n,
+           double scalar, double dot, double reference_dot) {
+  if (n == 0) return true;
+  auto close = [](double x, double y) { return std::fabs(x - y) <= 1e-13 * std::fabs(y) + 1e-300; };
+  std::size_t step = std::max<std::size_t>(1, n / 4099);
+  for (std::size_t i = 0; i < n; i = (i + step < n || i == n - 1) ? i + step : n - 1) {
+    bool ok = true;
+    switch (kernel) {
+      case StreamKernel::Copy:
+        ok = close(c[i], a[i]);
+        break;
+      case StreamKernel::Scale:
+        ok = close(b[i], scalar * c[i]);
+        break;
+      case StreamKernel::Add:
+        ok = close(c[i], a[i] + b[i]);
+        break;
+      case StreamKernel::Triad:
+        ok = close(a[i], b[i] + scalar * c[i]);
+        break;
+      case StreamKernel::Dot:
+        ok = true;
+        break;
+    }
+    if (!ok) return false;
+    if (i == n - 1) break;
+  }
+  if (kernel == StreamKernel::Dot)
+    return std::fabs(dot - reference_dot) <= 1e-12 * std::fabs(reference_dot);
+  return true;
+}
+
+bool device_mover(const std::string& name) {
+  return name.rfind("opencl", 0) == 0 || name.rfind("cuda", 0) == 0;
+}
+
+}  // namespace
+
+PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
+  if (o.threads.empty()) throw UsageError("pipeline sweep: no thread counts");
+  if (o.repeats < 1) throw UsageError("pipeline sweep: repeats must be at least 1");
+  if (o.elements == 0) throw UsageError("pipeline sweep: no elements");
+  PipelineSweep sweep;
+  const bool on_device = device_mover(o.mover);
+  std::unique_ptr<DeviceStream> device;
+  if (on_device) {
+    device = make_device_stream(o.mover, {o.block_bytes, o.depth});
+    sweep.notes.push_back(device->describe());
+    sweep.notes.push_back(
+        "device rows: the kernel runs on the device, host arrays staged through its copy queues; "
+        "measured once per kernel and compared with the CPU-only run of each thread count");
+  } else {
+    make_mover(o.mover, o.mover_options);  // fails early (e.g. no DSA work queue)
+  }
+
+  HostArray a = allocate_array(o.elements), b = allocate_array(o.elements),
+            c = allocate_array(o.elements);
+  const int max_threads = *std::max_element(o.threads.begin(), o.threads.end());
+  {
+    ThreadTeam init(max_threads, ThreadTeam::placement(max_threads, o.binding));
+    const std::size_t chunk = (o.elements + max_threads - 1) / max_threads;
+    init.run([&](int m) {
+      const std::size_t lo = std::min(o.elements, chunk * static_cast<std::size_t>(m));
+      const std::size_t hi = std::min(o.elements, lo + chunk);
+      for (std::size_t i = lo; i < hi; ++i) a[i] = 1.0, b[i] = 2.0, c[i] = 0.5;
+    });
+  }
+  const double scalar = 3.0;
+  std::vector<std::pair<StreamKernel, Timing>> device_timings;
+  for (StreamKernel k : o.kernels) {
+    if (!device) break;
+    double dot = 0;
+    Timing t = time_runs(
+        o.repeats, [&] { dot = device->run(k, a.get(), b.get(), c.get(), o.elements, scalar); });
+    device_timings.emplace_back(k, t);
+  }
+
+  for (int threads : o.threads) {
+    ThreadTeam team(threads, ThreadTeam::placement(threads, o.binding));
+    for (StreamKernel k : o.kernels) {
+      const BlockKernel kernel = stream_block_kernel(k, o.variant, scalar);
+      const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), o.elements);
+      const double bytes =
+          static_cast<double>(8 * (traits(k).words_read + traits(k).words_written) * o.elements);
+      auto row_from = [&](const Timing& t, std::string pipeline, std::string strategy) {
+        PipelineRow row;
+        row.threads = threads;
+        row.kernel = k;
+        row.pipeline = std::move(pipeline);
+        row.strategy = std::move(strategy);
+        row.best_s = t.best;
+        row.best_gbs = bytes / t.best / 1e9;
+        row.median_gbs = bytes / t.median / 1e9;
+        row.worst_gbs = bytes / t.worst / 1e9;
+        return row;
+      };
+
+      double reference_dot = 0;
+      auto plain_fn = [&] { reference_dot = plain_run(team, kernel, arrays); };
+      if (device) {
+        Timing plain = time_runs(o.repeats, plain_fn);
+        PipelineRow cpu = row_from(plain, "none", "");
+        cpu.validated =
+            check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot, reference_dot);
+        sweep.rows.push_back(cpu);
+        auto it = std::find_if(device_timings.begin(), device_timings.end(),
+                               [&](const auto& p) { return p.first == k; });
+        PipelineRow row = row_from(it->second, o.mover, "all");
+        double dot = device->run(k, a.get(), b.get(), c.get(), o.elements, scalar);
+        row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
+        row.speedup = row.best_gbs / cpu.best_gbs;
+        sweep.rows.push_back(row);
+        continue;
+      }
+
+      auto make = [&](PipelineStrategy strategy) {
+        PipelineConfig config;
+        config.threads = threads;
+        config.binding = o.binding;
+        config.block_bytes = o.block_bytes;
+        config.depth = o.depth;
+        config.strategy = strategy;
+        config.variant = o.variant;
+        return std::make_unique<Pipeline>(make_mover(o.mover, o.mover_options), config);
+      };
+      // Auto: a short calibration (3 alternating runs against the plain kernel) of all and split;
+      // staging is kept only when it beats the plain kernel.
+      PipelineStrategy strategy = o.strategy;
+      bool staging = true;
+      if (strategy == PipelineStrategy::Auto) {
+        double best_ratio = 0;
+        for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
+          auto p = make(s);
+          auto [plain_t, piped_t] = time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
+          double ratio = plain_t.best / piped_t.best;
+          if (ratio > best_ratio) best_ratio = ratio, strategy = s;
+        }
+        // A 3% margin: three runs on a shared machine cannot tell smaller gains from noise.
+        staging = best_ratio > kAutoMargin;
+      }
+      std::unique_ptr<Pipeline> p;
+      if (staging) p = make(strategy);
+      double dot = 0;
+      auto piped_fn = [&] {
+        dot = staging ? p->run(kernel, arrays) : plain_run(team, kernel, arrays);
+      };
+      auto [plain_t, piped_t] = time_alternating(o.repeats, plain_fn, piped_fn);
+      PipelineRow cpu = row_from(plain_t, "none", "");
+      plain_fn();
+      cpu.validated =
+          check(k, a.get(), b.get(), c.get(), o.elements, scalar, reference_dot, reference_dot);
+      sweep.rows.push_back(cpu);
+      // Auto chose no staging: the row is the plain kernel, labelled strategy "none".
+      PipelineRow row =
+          row_from(piped_t, o.mover, staging ? std::string(to_string(strategy)) : "none");
+      piped_fn();
+      row.validated = check(k, a.get(), b.get(), c.get(), o.elements, scalar, dot, reference_dot);
+      if (staging && p->mover().stages()) row.staged_fraction = p->staged_fraction();
+      if (staging && o.overlap && p->mover().stages()) {
+        p->set_phase(PipelinePhase::CopyOnly);
+        row.copy_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
+        p->set_phase(PipelinePhase::ComputeOnly);
+        row.compute_s = time_runs(3, [&] { p->run(kernel, arrays); }).best;
+        p->set_phase(PipelinePhase::Full);
+        // ComputeOnly wrote outputs from stale staging buffers: put the right values back.
+        p->run(kernel, arrays);
+      }
+      row.speedup = row.best_gbs / cpu.best_gbs;
+      sweep.rows.push_back(row);
+    }
+  }
+  return sweep;
+}
+
+}  // namespace conveyor
