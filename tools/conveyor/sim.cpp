@@ -141,6 +141,24 @@ nlohmann::json result_row(const std::string& benchmark, const SimConfig& c, cons
   return row;
 }
 
+/// "0,8,16,32" -> {0, 8, 16, 32}; unlike parse_list, 0 is allowed (the baseline).
+std::vector<int> parse_counts(const std::string& text, const char* what) {
+  std::vector<int> values;
+  std::istringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    try {
+      size_t used = 0;
+      int v = std::stoi(item, &used);
+      if (used != item.size() || v < 0) throw std::invalid_argument(item);
+      values.push_back(v);
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("sim: {}: '{}' is not a count", what, item));
+    }
+  }
+  if (values.empty()) throw UsageError(fmt::format("sim: {}: empty list", what));
+  return values;
+}
+
 std::string percent(double ratio) { return fixed(100.0 * ratio, 1); }
 
 // ---- run -------------------------------------------------------------------------------------
@@ -266,7 +284,7 @@ std::vector<std::string> pick_benchmarks(const std::vector<std::string>& asked) 
 void sweep_command(const SweepOptions& o) {
   SimConfig base = build_config(o.machine);
   std::vector<int> nodes = parse_list(o.nodes, "--nodes");
-  std::vector<int> entries = parse_list(o.entries, "--entries");
+  std::vector<int> entries = parse_counts(o.entries, "--entries");
   if (std::find(entries.begin(), entries.end(), 0) == entries.end())
     entries.insert(entries.begin(), 0);  // the baseline every ratio is taken against
   std::vector<Job> jobs;

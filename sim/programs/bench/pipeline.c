@@ -1,6 +1,7 @@
 /* Pipeline (seed 002): node i receives a 128 B array from node i-1, processes it and sends it to
- * node i+1 with a blocking PUT, for ITEMS arrays in a row. The receiver acknowledges each array
- * (a 4-byte PUT back) so that the sender never overwrites an inbox that is still in use. The
+ * node i+1 with a blocking PUT, for ITEMS arrays in a row. Arrays land in a ring of SLOTS inbox
+ * slots; the receiver acknowledges each array (a 4-byte PUT back) so that the sender never
+ * overwrites a slot that is still in use. The
  * stores that prepare the next array hit the buffer whose PUT may still be in flight: with the
  * store buffer they wait there instead of stalling the core. The last node checks every array. */
 #include <stdint.h>
@@ -11,6 +12,9 @@
 #ifndef ITEMS
 #define ITEMS 64
 #endif
+#ifndef SLOTS
+#define SLOTS 4
+#endif
 #define N 32 /* 32 x 4 B = 128 B */
 
 typedef struct {
@@ -19,7 +23,7 @@ typedef struct {
 } Message;
 
 static Message work;
-static volatile Message inbox;
+static volatile Message inbox[SLOTS];
 static volatile uint32_t acked; /* written by the next node: last item it took */
 static uint32_t ack_word;
 static int32_t results[ITEMS][N];
@@ -34,20 +38,23 @@ int main(void) {
     if (id == 0) {
       for (int k = 0; k < N; ++k) work.data[k] = (int32_t)(t * 100 + k);
     } else {
-      while (inbox.seq != t) {
+      volatile Message* in = &inbox[t % SLOTS];
+      while (in->seq != t) {
       }
-      for (int k = 0; k < N; ++k) work.data[k] = inbox.data[k];
+      for (int k = 0; k < N; ++k) work.data[k] = in->data[k];
       ack_word = t;
       MC_dma_put(id - 1, (void*)&acked, &ack_word, sizeof(ack_word));
     }
     for (int k = 0; k < N; ++k) work.data[k] = stage(work.data[k], id);
     if (id + 1 < p) {
-      while (acked + 1 < t) {
+      while (acked + SLOTS < t) {
       }
       work.seq = t;
-      MC_dma_put(id + 1, (void*)&inbox, &work, sizeof(work));
+      MC_dma_put(id + 1, (void*)&inbox[t % SLOTS], &work, sizeof(work));
     } else {
-      for (int k = 0; k < N; ++k) results[t - 1][k] = work.data[k];
+      /* The last stage keeps the array for the check with a PUT to itself, so that it does the
+       * same work as the others and is not the pipeline's bottleneck. */
+      MC_dma_put(id, results[t - 1], work.data, sizeof(work.data));
     }
   }
   MC_roi_end();

@@ -8,8 +8,10 @@ int main(void) {
 #if defined(FAULT_illegal)
   if (MC_node_id() == 1) __asm__ volatile(".word 0xffffffff");
 #elif defined(FAULT_misaligned)
-  volatile uint32_t* p = (volatile uint32_t*)(uintptr_t)0x1002;
-  if (MC_node_id() == 2) return (int)*p;
+  /* In assembly: the compiler would split a misaligned C access into byte loads. */
+  uint32_t v = 0, addr = 0x1002;
+  if (MC_node_id() == 2) __asm__ volatile("lw %0, 0(%1)" : "=r"(v) : "r"(addr));
+  if (v == 12345) return 3;
 #elif defined(FAULT_outside)
   volatile uint32_t* p = (volatile uint32_t*)(uintptr_t)0x20000000;
   if (MC_node_id() == 0) *p = 1;
