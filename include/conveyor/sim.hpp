@@ -85,6 +85,7 @@ struct SimResult {
   uint64_t network_flits = 0;          ///< flits injected
   bool passed = false;                 ///< every node exited with code 0
   double seconds = 0;                  ///< host wall time of the simulation loop
+  double cpu_seconds = 0;              ///< host CPU time of the simulating thread (load-proof)
 };
 
 /// A program misbehaved (illegal instruction, bad access, bad DMA, deadlock, cycle limit): the

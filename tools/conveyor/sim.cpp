@@ -215,6 +215,8 @@ void run_command(const RunOptions& o) {
     table.add_row({"network flits", std::to_string(r.network_flits)});
     table.add_row({"simulated instructions/s (host)",
                    fixed(row["instructions_per_second"].get<double>() / 1e6, 1) + " M"});
+    table.add_row({"simulated instructions/CPU-s (host)",
+                   fixed(row["instructions_per_cpu_second"].get<double>() / 1e6, 1) + " M"});
     table.add_row({"simulated cycles/s (host)",
                    fixed(row["cycles_per_second"].get<double>() / 1e6, 2) + " M"});
     table.print(out);

@@ -38,11 +38,16 @@ uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& reti
     return 0;
   }
   uint8_t bytes[4] = {};
-  std::memcpy(bytes, n.mem + addr, size);
+  const uint8_t* src = n.mem + addr;
+  switch (size) {
+    case 1: bytes[0] = src[0]; break;
+    case 2: std::memcpy(bytes, src, 2); break;
+    default: std::memcpy(bytes, src, 4); break;
+  }
   if (!n.sb.empty()) n.sb.forward(addr, size, bytes);
-  uint32_t value = 0;
-  std::memcpy(&value, bytes, size);
-  return value;
+  uint32_t value;
+  std::memcpy(&value, bytes, 4);
+  return size == 4 ? value : size == 2 ? (value & 0xffff) : (value & 0xff);
 }
 
 bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t value) {
@@ -55,7 +60,10 @@ bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t valu
   if (addr - image_.code_lo < image_.code_hi - image_.code_lo)
     fault(id, n.pc, fmt::format("store to 0x{:08x} inside the code", addr));
   if (config_.store_buffer_entries == 0) {
-    std::memcpy(n.mem + addr, &value, size);
+    uint8_t* dst = n.mem + addr;
+    if (size == 4) std::memcpy(dst, &value, 4);
+    else if (size == 2) std::memcpy(dst, &value, 2);
+    else *dst = static_cast<uint8_t>(value);
     return true;
   }
   if (n.sb.full()) {
@@ -89,6 +97,10 @@ bool Machine::mmio_load(Node& n, int id, uint32_t reg, uint32_t& value) {
         }
         n.at_barrier = true;
         n.barrier_target = barrier_generation_ + 1;
+        // The core sleeps until the release (no work per cycle); its stall cycles are added
+        // when it wakes, the same count as if it had retried every cycle.
+        n.sleep_since = now_;
+        n.wake = ~0ull;
         if (++at_barrier_ == nodes_count_) {
           at_barrier_ = 0;
           ++barrier_generation_;
@@ -96,10 +108,11 @@ bool Machine::mmio_load(Node& n, int id, uint32_t reg, uint32_t& value) {
                             ? config_.mesh_width + config_.mesh_height
                             : config_.barrier_latency_cycles;
           barrier_release_ = now_ + 1 + static_cast<uint64_t>(latency);
+          for (Node& other : nodes_)
+            if (other.at_barrier) other.wake = barrier_release_;
         } else {
           barrier_check_deadlock(id);
         }
-        stall(n, StallCause::kBarrier);
         return false;
       }
       if (barrier_generation_ >= n.barrier_target && now_ >= barrier_release_) {
@@ -204,7 +217,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
   return true;
 }
 
-void Machine::step_core(Node& n, int id) {
+inline void Machine::step_core(Node& n, int id) {
   if (n.wait_command) {
     if (n.dma.completed < n.wait_command) {
       stall(n, StallCause::kDmaWait);
@@ -249,7 +262,12 @@ void Machine::step_core(Node& n, int id) {
       break;
     }
     case Op::kLw: {
-      uint32_t v = load(n, id, a + imm, 4, retire);
+      const uint32_t addr = a + imm;
+      if (addr < mem_size_ && !(addr & 3) && n.sb.empty() && !n.watch) {  // the common case
+        std::memcpy(&x[in.rd], n.mem + addr, 4);
+        break;
+      }
+      uint32_t v = load(n, id, addr, 4, retire);
       if (retire) x[in.rd] = v;
       break;
     }
@@ -265,7 +283,16 @@ void Machine::step_core(Node& n, int id) {
     }
     case Op::kSb: retire = store(n, id, a + imm, 1, b & 0xff); break;
     case Op::kSh: retire = store(n, id, a + imm, 2, b & 0xffff); break;
-    case Op::kSw: retire = store(n, id, a + imm, 4, b); break;
+    case Op::kSw: {
+      const uint32_t addr = a + imm;
+      if (plain_stores_ && addr < mem_size_ && !(addr & 3) &&
+          addr - image_.code_lo >= image_.code_hi - image_.code_lo) {  // the common case
+        std::memcpy(n.mem + addr, &b, 4);
+        break;
+      }
+      retire = store(n, id, addr, 4, b);
+      break;
+    }
     case Op::kAddi: x[in.rd] = a + imm; break;
     case Op::kSlti: x[in.rd] = static_cast<int32_t>(a) < in.imm; break;
     case Op::kSltiu: x[in.rd] = a < imm; break;
@@ -328,7 +355,7 @@ void Machine::step_core(Node& n, int id) {
 void Machine::run_cycles() {
   const int count = nodes_count_;
   const uint64_t limit = config_.max_cycles;
-  auto eject = [this](int router, int port, const Flit& flit) {
+  const Mesh::Eject eject = [this](int router, int port, const Flit& flit) {
     if (port == kMemPort) memory_receive(flit);
     else receive(router, flit);
   };
@@ -343,7 +370,10 @@ void Machine::run_cycles() {
     }
     for (int id = 0; id < count; ++id) {
       Node& n = nodes_[id];
-      if (!n.halted) step_core(n, id);
+      if (n.at_barrier && now_ >= n.wake) {
+        n.stats.stalls[static_cast<int>(StallCause::kBarrier)] += n.in_roi ? now_ - n.sleep_since : 0;
+      }
+      if (!n.halted && !(n.at_barrier && now_ < n.wake)) step_core(n, id);
       if (n.sb_data | n.sb_requests) drain(n, id);
       if (n.dma.q_count | n.dma.inject_owner || !n.dma.service.empty()) dma_step(n, id);
     }

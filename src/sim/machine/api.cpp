@@ -157,6 +157,8 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   j["router_flits"] = r.router_flits;
   j["passed"] = r.passed;
   j["sim_seconds"] = r.seconds;
+  j["sim_cpu_seconds"] = r.cpu_seconds;
+  j["instructions_per_cpu_second"] = r.cpu_seconds > 0 ? static_cast<double>(r.instructions) / r.cpu_seconds : 0.0;
   j["instructions_per_second"] = r.seconds > 0 ? static_cast<double>(r.instructions) / r.seconds : 0.0;
   j["cycles_per_second"] = r.seconds > 0 ? static_cast<double>(r.total_cycles) / r.seconds : 0.0;
   if (per_node) {

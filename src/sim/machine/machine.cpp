@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <time.h>
+
 #include <chrono>
 #include <cstring>
 #include <ostream>
@@ -12,6 +14,7 @@ Machine::Machine(const SimConfig& config, const ElfImage& image, std::ostream* c
     : config_(config), image_(image), console_(console) {
   nodes_count_ = config.nodes();
   mem_size_ = config.local_memory_bytes;
+  plain_stores_ = config.store_buffer_entries == 0;
   memory_.assign(static_cast<size_t>(mem_size_) * nodes_count_, 0);
   main_memory_.assign(config.main_memory_bytes, 0);
   nodes_.resize(static_cast<size_t>(nodes_count_));
@@ -54,9 +57,13 @@ void Machine::barrier_check_deadlock(int id) {
 
 SimResult Machine::run() {
   auto start = std::chrono::steady_clock::now();
+  timespec cpu0{}, cpu1{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   run_cycles();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   SimResult r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec);
   r.total_cycles = now_;
   r.passed = true;
   uint64_t begin = ~0ull, end = 0;

@@ -28,6 +28,7 @@ struct Node {
   bool in_roi = true;
   bool at_barrier = false;
   uint64_t barrier_target = 0;
+  uint64_t sleep_since = 0, wake = 0;  ///< at a barrier: arrival cycle and release cycle
   uint64_t wait_command = 0;  ///< >0: stalled until dma.completed >= this (a blocking transfer)
   uint64_t commands_issued = 0;  ///< DMA commands the core executed
   uint64_t retired = 0;
@@ -97,6 +98,7 @@ class Machine {
   uint64_t barrier_generation_ = 0;
   uint64_t barrier_release_ = 0;
   bool roi_used_ = false;
+  bool plain_stores_ = false;  ///< no store buffer: stores go straight to memory
 };
 
 }  // namespace conveyor::sim
