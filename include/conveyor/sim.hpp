@@ -49,8 +49,8 @@ void validate(const SimConfig& config);
 
 /// Why a core did not retire an instruction in a cycle.
 enum class StallCause : int {
-  kDmaWait,   ///< waiting for its own DMA to complete (blocking PUT/GET, wait, fence before barrier)
-  kSbFull,    ///< store buffer full
+  kDmaWait,  ///< waiting for its own DMA to complete (blocking PUT/GET, wait, fence before barrier)
+  kSbFull,   ///< store buffer full
   kDmaQueue,  ///< DMA command queue full
   kGetWait,   ///< (watch_get) a load from a range a blocking GET has not delivered yet
   kBarrier,   ///< waiting for the other nodes at a barrier

@@ -2,6 +2,8 @@
 // benchmark by name or the user's own ELF), `sweep` reproduces the seed's figures 4 and 5 (the
 // five benchmarks x 16/64 nodes x 0/8/16/32 store-buffer entries, relative to 0 entries),
 // `extensions` measures the two mechanisms of the seed's future work.
+#include "conveyor/sim.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -14,7 +16,6 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/sim.hpp"
 #include "conveyor/units.hpp"
 
 namespace conveyor::cli {
@@ -60,7 +61,8 @@ void add_machine_options(CLI::App& cmd, MachineOptions& o, bool single) {
   }
   cmd.add_option("--flit-bytes", o.flit_bytes, "Payload bytes per flit: 1, 2, 4, 8 (default 8)");
   cmd.add_option("--packet-bytes", o.packet_bytes, "Largest packet payload in bytes (default 128)");
-  cmd.add_option("--router-buffer", o.router_buffer, "Router input buffer depth in flits (default 4)");
+  cmd.add_option("--router-buffer", o.router_buffer,
+                 "Router input buffer depth in flits (default 4)");
   cmd.add_option("--dma-queue", o.dma_queue, "DMA commands queued per node (default 4)");
   cmd.add_option("--barrier-latency", o.barrier_latency,
                  "Cycles from the last barrier arrival to release; -1 = W+H (default 0)");
@@ -68,7 +70,8 @@ void add_machine_options(CLI::App& cmd, MachineOptions& o, bool single) {
   cmd.add_option("--mem-bandwidth", o.mem_bandwidth, "Main-memory bytes per cycle (default 8)");
   cmd.add_option("--local-memory", o.local_memory, "Local memory per node (default 512K)")
       ->option_text("SIZE");
-  cmd.add_option("--main-memory", o.main_memory, "Main memory size (default 16M)")->option_text("SIZE");
+  cmd.add_option("--main-memory", o.main_memory, "Main memory size (default 16M)")
+      ->option_text("SIZE");
   cmd.add_option("--max-cycles", o.max_cycles,
                  "Stop with an error after this many cycles (default 200000000)");
   cmd.add_option("--programs", o.programs,
@@ -224,8 +227,8 @@ void run_command(const RunOptions& o) {
   if (!r.passed) {
     for (size_t i = 0; i < r.nodes.size(); ++i)
       if (r.nodes[i].exit_code != 0)
-        throw Error(fmt::format("sim: {}: node {} exited with code {}", label, i,
-                                r.nodes[i].exit_code));
+        throw Error(
+            fmt::format("sim: {}: node {} exited with code {}", label, i, r.nodes[i].exit_code));
   }
 }
 
@@ -335,11 +338,13 @@ void sweep_command(const SweepOptions& o) {
     host_seconds += r.seconds;
     instructions += r.instructions;
   }
-  report.add_note(fmt::format("{} runs on {} host threads; {:.0f} M simulated instructions in {:.1f} "
-                              "s of simulation (sum over threads)",
-                              jobs.size(), threads, instructions / 1e6, host_seconds));
-  report.add_note("stall_cycles: cycles a core waited for its own DMA or a full store buffer, "
-                  "summed over nodes, region of interest; barrier waits excluded");
+  report.add_note(
+      fmt::format("{} runs on {} host threads; {:.0f} M simulated instructions in {:.1f} "
+                  "s of simulation (sum over threads)",
+                  jobs.size(), threads, instructions / 1e6, host_seconds));
+  report.add_note(
+      "stall_cycles: cycles a core waited for its own DMA or a full store buffer, "
+      "summed over nodes, region of interest; barrier waits excluded");
   emit(report, o.output, [&](std::ostream& out) {
     Table table({"benchmark", "nodes", "entries", "cycles", "rel. cycles %", "stall cycles",
                  "rel. stalls %", "buffered in PUT %", "data %", "DMA-req %"});
@@ -400,23 +405,25 @@ void extensions_command(const ExtensionOptions& o) {
       return j.benchmark == job.benchmark && j.variant == std::string("baseline");
     });
     const SimResult& r = job.result;
-    nlohmann::json row{{"benchmark", job.benchmark},
-                       {"nodes", job.config.nodes()},
-                       {"entries", job.config.store_buffer_entries},
-                       {"variant", job.variant},
-                       {"cycles", r.cycles},
-                       {"relative_cycles", double(r.cycles) / double(b.result.cycles)},
-                       {"stall_cycles", r.stall_cycles},
-                       {"relative_stalls", b.result.stall_cycles
-                                               ? double(r.stall_cycles) / double(b.result.stall_cycles)
-                                               : 0.0}};
+    nlohmann::json row{
+        {"benchmark", job.benchmark},
+        {"nodes", job.config.nodes()},
+        {"entries", job.config.store_buffer_entries},
+        {"variant", job.variant},
+        {"cycles", r.cycles},
+        {"relative_cycles", double(r.cycles) / double(b.result.cycles)},
+        {"stall_cycles", r.stall_cycles},
+        {"relative_stalls",
+         b.result.stall_cycles ? double(r.stall_cycles) / double(b.result.stall_cycles) : 0.0}};
     row["stalls"] = sim::to_json(r, false)["stalls"];
     report.add_result(row);
   }
   emit(report, o.output, [&](std::ostream& out) {
-    Table table({"benchmark", "variant", "cycles", "rel. cycles %", "stall cycles", "rel. stalls %"});
+    Table table(
+        {"benchmark", "variant", "cycles", "rel. cycles %", "stall cycles", "rel. stalls %"});
     for (const auto& row : report.results())
-      table.add_row({row["benchmark"], row["variant"], std::to_string(row["cycles"].get<uint64_t>()),
+      table.add_row({row["benchmark"], row["variant"],
+                     std::to_string(row["cycles"].get<uint64_t>()),
                      percent(row["relative_cycles"].get<double>()),
                      std::to_string(row["stall_cycles"].get<uint64_t>()),
                      percent(row["relative_stalls"].get<double>())});
@@ -441,7 +448,8 @@ void add_sim_command(CLI::App& app) {
       "  conveyor sim extensions                             GET watching, split request queue");
 
   auto run_opts = std::make_shared<RunOptions>();
-  auto* run = sim->add_subcommand("run", "Run one program on every node and report cycles and stalls");
+  auto* run =
+      sim->add_subcommand("run", "Run one program on every node and report cycles and stalls");
   run->add_option("program", run_opts->program,
                   "A benchmark (pipeline, stencil, alltoall, cannon, bitonic, hello, dmatest) or "
                   "a path to an RV32IM ELF file")
@@ -461,13 +469,15 @@ void add_sim_command(CLI::App& app) {
 
   auto sweep_opts = std::make_shared<SweepOptions>();
   auto* sweep = sim->add_subcommand(
-      "sweep", "Benchmarks x node counts x store-buffer sizes, relative to 0 entries (figures 4, 5)");
+      "sweep",
+      "Benchmarks x node counts x store-buffer sizes, relative to 0 entries (figures 4, 5)");
   sweep->add_option("--benchmarks", sweep_opts->benchmarks, "Benchmarks (default: all five)")
       ->delimiter(',');
   sweep->add_option("--nodes", sweep_opts->nodes, "Node counts, square meshes (default 16,64)");
   sweep->add_option("--entries", sweep_opts->entries, "Store-buffer sizes (default 0,8,16,32)");
-  sweep->add_option("--threads", sweep_opts->threads,
-                    "Host threads running configurations side by side (default: all cores)")
+  sweep
+      ->add_option("--threads", sweep_opts->threads,
+                   "Host threads running configurations side by side (default: all cores)")
       ->check(CLI::Range(1, 256));
   add_machine_options(*sweep, sweep_opts->machine, false);
   add_output_options(*sweep, sweep_opts->output);
@@ -482,7 +492,8 @@ void add_sim_command(CLI::App& app) {
   auto ext_opts = std::make_shared<ExtensionOptions>();
   auto* ext = sim->add_subcommand(
       "extensions", "The seed's future work: watching GET destinations, split request queue");
-  ext->add_option("--benchmarks", ext_opts->benchmarks, "Benchmarks (default: all five)")->delimiter(',');
+  ext->add_option("--benchmarks", ext_opts->benchmarks, "Benchmarks (default: all five)")
+      ->delimiter(',');
   ext->add_option("--nodes", ext_opts->nodes, "Node count, a square (default 64)");
   ext->add_option("--entries", ext_opts->entries, "Store-buffer entries (default 32)");
   ext->add_option("--threads", ext_opts->threads, "Host threads (default: all cores)")

@@ -37,8 +37,8 @@ int main(void) {
       hash = (hash ^ (ua << (ub & 31)) ^ (ua >> (ub & 31))) * 16777619u;
       hash = (hash ^ (uint32_t)(a < b) ^ ((uint32_t)(ua < ub) << 1)) * 16777619u;
     }
-    printf("v[%d]=%ld sq=%lld neg=%ld half=%d byte=%d\n", i, (long)vals[i],
-           (long long)vals[i] * vals[i], (long)(0 - (uint32_t)vals[i]), (int16_t)vals[i],
+    printf("v[%d]=%ld sq=%lld neg=%lu half=%d byte=%d\n", i, (long)vals[i],
+           (long long)vals[i] * vals[i], (unsigned long)(0u - (uint32_t)vals[i]), (int16_t)vals[i],
            (int8_t)vals[i]);
   }
   printf("hash %08lx\n", (unsigned long)hash);

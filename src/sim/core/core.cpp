@@ -22,14 +22,16 @@ bool Machine::own_dma_done(const Node& n) const {
 }
 
 uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& retire) {
-  if (addr & (size - 1)) fault(id, n.pc, fmt::format("misaligned {}-byte load from 0x{:08x}", size, addr));
+  if (addr & (size - 1))
+    fault(id, n.pc, fmt::format("misaligned {}-byte load from 0x{:08x}", size, addr));
   if (addr >= mem_size_) {
     uint32_t value = 0;
     if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd && size == 4) {
       retire = mmio_load(n, id, addr - mmio::kBase, value);
       return value;
     }
-    fault(id, n.pc, fmt::format("load from 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
+    fault(id, n.pc,
+          fmt::format("load from 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
   }
   if (n.watch && overlaps(addr, size, n.watch_lo + n.dma.received, n.watch_hi) &&
       n.dma.completed < n.watch_command) {
@@ -40,9 +42,15 @@ uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& reti
   uint8_t bytes[4] = {};
   const uint8_t* src = n.mem + addr;
   switch (size) {
-    case 1: bytes[0] = src[0]; break;
-    case 2: std::memcpy(bytes, src, 2); break;
-    default: std::memcpy(bytes, src, 4); break;
+    case 1:
+      bytes[0] = src[0];
+      break;
+    case 2:
+      std::memcpy(bytes, src, 2);
+      break;
+    default:
+      std::memcpy(bytes, src, 4);
+      break;
   }
   if (!n.sb.empty()) n.sb.forward(addr, size, bytes);
   uint32_t value;
@@ -51,19 +59,24 @@ uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& reti
 }
 
 bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t value) {
-  if (addr & (size - 1)) fault(id, n.pc, fmt::format("misaligned {}-byte store to 0x{:08x}", size, addr));
+  if (addr & (size - 1))
+    fault(id, n.pc, fmt::format("misaligned {}-byte store to 0x{:08x}", size, addr));
   if (addr >= mem_size_) {
     if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd && size == 4)
       return mmio_store(n, id, addr - mmio::kBase, value);
-    fault(id, n.pc, fmt::format("store to 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
+    fault(id, n.pc,
+          fmt::format("store to 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
   }
   if (addr - image_.code_lo < image_.code_hi - image_.code_lo)
     fault(id, n.pc, fmt::format("store to 0x{:08x} inside the code", addr));
   if (config_.store_buffer_entries == 0) {
     uint8_t* dst = n.mem + addr;
-    if (size == 4) std::memcpy(dst, &value, 4);
-    else if (size == 2) std::memcpy(dst, &value, 2);
-    else *dst = static_cast<uint8_t>(value);
+    if (size == 4)
+      std::memcpy(dst, &value, 4);
+    else if (size == 2)
+      std::memcpy(dst, &value, 2);
+    else
+      *dst = static_cast<uint8_t>(value);
     return true;
   }
   if (n.sb.full()) {
@@ -77,11 +90,21 @@ bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t valu
 
 bool Machine::mmio_load(Node& n, int id, uint32_t reg, uint32_t& value) {
   switch (reg) {
-    case mmio::kNodeId: value = static_cast<uint32_t>(id); return true;
-    case mmio::kMeshWidth: value = static_cast<uint32_t>(config_.mesh_width); return true;
-    case mmio::kMeshHeight: value = static_cast<uint32_t>(config_.mesh_height); return true;
-    case mmio::kCycle: value = static_cast<uint32_t>(now_); return true;
-    case mmio::kMemNode: value = static_cast<uint32_t>(nodes_count_); return true;
+    case mmio::kNodeId:
+      value = static_cast<uint32_t>(id);
+      return true;
+    case mmio::kMeshWidth:
+      value = static_cast<uint32_t>(config_.mesh_width);
+      return true;
+    case mmio::kMeshHeight:
+      value = static_cast<uint32_t>(config_.mesh_height);
+      return true;
+    case mmio::kCycle:
+      value = static_cast<uint32_t>(now_);
+      return true;
+    case mmio::kMemNode:
+      value = static_cast<uint32_t>(nodes_count_);
+      return true;
     case mmio::kDmaWait:
       if (!own_dma_done(n)) {
         stall(n, StallCause::kDmaWait);
@@ -123,13 +146,16 @@ bool Machine::mmio_load(Node& n, int id, uint32_t reg, uint32_t& value) {
       stall(n, StallCause::kBarrier);
       return false;
     default:
-      fault(id, n.pc, fmt::format("load from write-only MMIO register 0x{:08x}", mmio::kBase + reg));
+      fault(id, n.pc,
+            fmt::format("load from write-only MMIO register 0x{:08x}", mmio::kBase + reg));
   }
 }
 
 bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
   switch (reg) {
-    case mmio::kConsole: console_char(n, id, static_cast<char>(value)); return true;
+    case mmio::kConsole:
+      console_char(n, id, static_cast<char>(value));
+      return true;
     case mmio::kExit:
       if (!own_dma_done(n)) {
         stall(n, StallCause::kDmaWait);
@@ -161,7 +187,8 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
     case mmio::kDmaRemote:
     case mmio::kDmaLocal:
     case mmio::kDmaSize:
-    case mmio::kDmaCmd: break;
+    case mmio::kDmaCmd:
+      break;
     default:
       fault(id, n.pc, fmt::format("store to read-only MMIO register 0x{:08x}", mmio::kBase + reg));
   }
@@ -236,21 +263,40 @@ inline void Machine::step_core(Node& n, int id) {
   uint32_t next = pc + 4;
   bool retire = true;
   switch (in.op) {
-    case Op::kLui: x[in.rd] = imm; break;
-    case Op::kAuipc: x[in.rd] = pc + imm; break;
-    case Op::kJal: x[in.rd] = next; next = pc + imm; break;
+    case Op::kLui:
+      x[in.rd] = imm;
+      break;
+    case Op::kAuipc:
+      x[in.rd] = pc + imm;
+      break;
+    case Op::kJal:
+      x[in.rd] = next;
+      next = pc + imm;
+      break;
     case Op::kJalr: {
       uint32_t target = (a + imm) & ~1u;
       x[in.rd] = next;
       next = target;
       break;
     }
-    case Op::kBeq: if (a == b) next = pc + imm; break;
-    case Op::kBne: if (a != b) next = pc + imm; break;
-    case Op::kBlt: if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = pc + imm; break;
-    case Op::kBge: if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = pc + imm; break;
-    case Op::kBltu: if (a < b) next = pc + imm; break;
-    case Op::kBgeu: if (a >= b) next = pc + imm; break;
+    case Op::kBeq:
+      if (a == b) next = pc + imm;
+      break;
+    case Op::kBne:
+      if (a != b) next = pc + imm;
+      break;
+    case Op::kBlt:
+      if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = pc + imm;
+      break;
+    case Op::kBge:
+      if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = pc + imm;
+      break;
+    case Op::kBltu:
+      if (a < b) next = pc + imm;
+      break;
+    case Op::kBgeu:
+      if (a >= b) next = pc + imm;
+      break;
     case Op::kLb: {
       uint32_t v = load(n, id, a + imm, 1, retire);
       if (retire) x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(v));
@@ -281,8 +327,12 @@ inline void Machine::step_core(Node& n, int id) {
       if (retire) x[in.rd] = v;
       break;
     }
-    case Op::kSb: retire = store(n, id, a + imm, 1, b & 0xff); break;
-    case Op::kSh: retire = store(n, id, a + imm, 2, b & 0xffff); break;
+    case Op::kSb:
+      retire = store(n, id, a + imm, 1, b & 0xff);
+      break;
+    case Op::kSh:
+      retire = store(n, id, a + imm, 2, b & 0xffff);
+      break;
     case Op::kSw: {
       const uint32_t addr = a + imm;
       if (plain_stores_ && addr < mem_size_ && !(addr & 3) &&
@@ -293,27 +343,68 @@ inline void Machine::step_core(Node& n, int id) {
       retire = store(n, id, addr, 4, b);
       break;
     }
-    case Op::kAddi: x[in.rd] = a + imm; break;
-    case Op::kSlti: x[in.rd] = static_cast<int32_t>(a) < in.imm; break;
-    case Op::kSltiu: x[in.rd] = a < imm; break;
-    case Op::kXori: x[in.rd] = a ^ imm; break;
-    case Op::kOri: x[in.rd] = a | imm; break;
-    case Op::kAndi: x[in.rd] = a & imm; break;
-    case Op::kSlli: x[in.rd] = a << (imm & 31); break;
-    case Op::kSrli: x[in.rd] = a >> (imm & 31); break;
-    case Op::kSrai: x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) >> (imm & 31)); break;
-    case Op::kAdd: x[in.rd] = a + b; break;
-    case Op::kSub: x[in.rd] = a - b; break;
-    case Op::kSll: x[in.rd] = a << (b & 31); break;
-    case Op::kSlt: x[in.rd] = static_cast<int32_t>(a) < static_cast<int32_t>(b); break;
-    case Op::kSltu: x[in.rd] = a < b; break;
-    case Op::kXor: x[in.rd] = a ^ b; break;
-    case Op::kSrl: x[in.rd] = a >> (b & 31); break;
-    case Op::kSra: x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) >> (b & 31)); break;
-    case Op::kOr: x[in.rd] = a | b; break;
-    case Op::kAnd: x[in.rd] = a & b; break;
-    case Op::kFence: break;
-    case Op::kMul: x[in.rd] = a * b; break;
+    case Op::kAddi:
+      x[in.rd] = a + imm;
+      break;
+    case Op::kSlti:
+      x[in.rd] = static_cast<int32_t>(a) < in.imm;
+      break;
+    case Op::kSltiu:
+      x[in.rd] = a < imm;
+      break;
+    case Op::kXori:
+      x[in.rd] = a ^ imm;
+      break;
+    case Op::kOri:
+      x[in.rd] = a | imm;
+      break;
+    case Op::kAndi:
+      x[in.rd] = a & imm;
+      break;
+    case Op::kSlli:
+      x[in.rd] = a << (imm & 31);
+      break;
+    case Op::kSrli:
+      x[in.rd] = a >> (imm & 31);
+      break;
+    case Op::kSrai:
+      x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) >> (imm & 31));
+      break;
+    case Op::kAdd:
+      x[in.rd] = a + b;
+      break;
+    case Op::kSub:
+      x[in.rd] = a - b;
+      break;
+    case Op::kSll:
+      x[in.rd] = a << (b & 31);
+      break;
+    case Op::kSlt:
+      x[in.rd] = static_cast<int32_t>(a) < static_cast<int32_t>(b);
+      break;
+    case Op::kSltu:
+      x[in.rd] = a < b;
+      break;
+    case Op::kXor:
+      x[in.rd] = a ^ b;
+      break;
+    case Op::kSrl:
+      x[in.rd] = a >> (b & 31);
+      break;
+    case Op::kSra:
+      x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) >> (b & 31));
+      break;
+    case Op::kOr:
+      x[in.rd] = a | b;
+      break;
+    case Op::kAnd:
+      x[in.rd] = a & b;
+      break;
+    case Op::kFence:
+      break;
+    case Op::kMul:
+      x[in.rd] = a * b;
+      break;
     case Op::kMulh:
       x[in.rd] = static_cast<uint32_t>(
           (static_cast<int64_t>(static_cast<int32_t>(a)) * static_cast<int32_t>(b)) >> 32);
@@ -326,19 +417,31 @@ inline void Machine::step_core(Node& n, int id) {
       x[in.rd] = static_cast<uint32_t>((static_cast<uint64_t>(a) * b) >> 32);
       break;
     case Op::kDiv:
-      if (b == 0) x[in.rd] = ~0u;
-      else if (a == 0x80000000u && b == ~0u) x[in.rd] = a;
-      else x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) / static_cast<int32_t>(b));
+      if (b == 0)
+        x[in.rd] = ~0u;
+      else if (a == 0x80000000u && b == ~0u)
+        x[in.rd] = a;
+      else
+        x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) / static_cast<int32_t>(b));
       break;
-    case Op::kDivu: x[in.rd] = b == 0 ? ~0u : a / b; break;
+    case Op::kDivu:
+      x[in.rd] = b == 0 ? ~0u : a / b;
+      break;
     case Op::kRem:
-      if (b == 0) x[in.rd] = a;
-      else if (a == 0x80000000u && b == ~0u) x[in.rd] = 0;
-      else x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) % static_cast<int32_t>(b));
+      if (b == 0)
+        x[in.rd] = a;
+      else if (a == 0x80000000u && b == ~0u)
+        x[in.rd] = 0;
+      else
+        x[in.rd] = static_cast<uint32_t>(static_cast<int32_t>(a) % static_cast<int32_t>(b));
       break;
-    case Op::kRemu: x[in.rd] = b == 0 ? a : a % b; break;
-    case Op::kEcall: fault(id, pc, "ecall (no operating system; use the mcore runtime)");
-    case Op::kEbreak: fault(id, pc, "ebreak");
+    case Op::kRemu:
+      x[in.rd] = b == 0 ? a : a % b;
+      break;
+    case Op::kEcall:
+      fault(id, pc, "ecall (no operating system; use the mcore runtime)");
+    case Op::kEbreak:
+      fault(id, pc, "ebreak");
     default: {
       uint32_t word = 0;
       std::memcpy(&word, n.mem + pc, 4);
@@ -356,8 +459,10 @@ void Machine::run_cycles() {
   const int count = nodes_count_;
   const uint64_t limit = config_.max_cycles;
   const Mesh::Eject eject = [this](int router, int port, const Flit& flit) {
-    if (port == kMemPort) memory_receive(flit);
-    else receive(router, flit);
+    if (port == kMemPort)
+      memory_receive(flit);
+    else
+      receive(router, flit);
   };
   for (;; ++now_) {
     if (now_ >= limit) {
@@ -366,12 +471,14 @@ void Machine::run_cycles() {
           fault(id, nodes_[id].pc,
                 fmt::format("cycle limit {} reached (--max-cycles){}", limit,
                             nodes_[id].at_barrier ? ", waiting at a barrier" : ", still running"));
-      throw SimFault(fmt::format("cycle limit {} reached (--max-cycles) while DMA traffic was in flight", limit));
+      throw SimFault(fmt::format(
+          "cycle limit {} reached (--max-cycles) while DMA traffic was in flight", limit));
     }
     for (int id = 0; id < count; ++id) {
       Node& n = nodes_[id];
       if (n.at_barrier && now_ >= n.wake) {
-        n.stats.stalls[static_cast<int>(StallCause::kBarrier)] += n.in_roi ? now_ - n.sleep_since : 0;
+        n.stats.stalls[static_cast<int>(StallCause::kBarrier)] +=
+            n.in_roi ? now_ - n.sleep_since : 0;
       }
       if (!n.halted && !(n.at_barrier && now_ < n.wake)) step_core(n, id);
       if (n.sb_data | n.sb_requests) drain(n, id);
@@ -380,8 +487,8 @@ void Machine::run_cycles() {
     if (!memory_dma_.service.empty() || memory_dma_.inject_owner) memory_step();
     if (mesh_.flits_in_network()) mesh_.step(now_, eject);
     if (halted_ == count) {
-      bool quiet = mesh_.flits_in_network() == 0 && memory_dma_.service.empty() &&
-                   !memory_dma_.inject_owner;
+      bool quiet =
+          mesh_.flits_in_network() == 0 && memory_dma_.service.empty() && !memory_dma_.inject_owner;
       for (int id = 0; quiet && id < count; ++id) {
         const Node& n = nodes_[id];
         quiet = n.dma.idle() && n.dma.service.empty() && !n.dma.inject_owner;

@@ -29,10 +29,10 @@ struct Send {
 struct Dma {
   std::vector<DmaCommand> queue;  ///< ring of capacity dma_queue_depth
   int q_head = 0, q_count = 0;
-  bool active = false;   ///< queue front is in flight
-  bool sending = false;  ///< its flits are still being injected
-  Send own;              ///< the active command's packets; own.sent is the detector's head
-  uint32_t received = 0; ///< bytes of the active GET written into local memory
+  bool active = false;    ///< queue front is in flight
+  bool sending = false;   ///< its flits are still being injected
+  Send own;               ///< the active command's packets; own.sent is the detector's head
+  uint32_t received = 0;  ///< bytes of the active GET written into local memory
   uint64_t started = 0, completed = 0;  ///< commands started / completed, in order
   std::deque<Send> service;
   // Injection: a packet's flits must stay contiguous in the local input buffer (wormhole).
@@ -46,9 +46,7 @@ struct Dma {
   bool idle() const { return q_count == 0; }
   DmaCommand& front() { return queue[q_head]; }
   const DmaCommand& front() const { return queue[q_head]; }
-  bool blocking_put_active() const {
-    return active && front().kind == 1 && front().blocking;
-  }
+  bool blocking_put_active() const { return active && front().kind == 1 && front().blocking; }
 };
 
 }  // namespace conveyor::sim

@@ -16,22 +16,23 @@ void Machine::issue(Node& n, int id, const DmaCommand& cmd) {
   if (cmd.kind != mmio::kCmdPut && cmd.kind != mmio::kCmdGet)
     fault(id, cmd.pc, fmt::format("bad DMA command word (kind {})", cmd.kind));
   if (cmd.node > static_cast<uint32_t>(nodes_count_))
-    fault(id, cmd.pc, fmt::format("DMA to node {} which does not exist ({}x{} mesh: nodes 0-{}, "
-                                  "main memory {})",
-                                  cmd.node, config_.mesh_width, config_.mesh_height,
-                                  nodes_count_ - 1, nodes_count_));
+    fault(id, cmd.pc,
+          fmt::format("DMA to node {} which does not exist ({}x{} mesh: nodes 0-{}, "
+                      "main memory {})",
+                      cmd.node, config_.mesh_width, config_.mesh_height, nodes_count_ - 1,
+                      nodes_count_));
   if (cmd.size == 0) fault(id, cmd.pc, "DMA of 0 bytes");
   auto in_code = [&](uint32_t lo, uint32_t size) {
     return overlaps(lo, size, image_.code_lo, image_.code_hi);
   };
   if (static_cast<uint64_t>(cmd.local) + cmd.size > mem_size_)
-    fault(id, cmd.pc, fmt::format("DMA local range 0x{:08x}+{} outside local memory", cmd.local,
-                                  cmd.size));
+    fault(id, cmd.pc,
+          fmt::format("DMA local range 0x{:08x}+{} outside local memory", cmd.local, cmd.size));
   uint64_t remote_limit = to_memory ? main_memory_.size() : mem_size_;
   if (static_cast<uint64_t>(cmd.remote) + cmd.size > remote_limit)
-    fault(id, cmd.pc, fmt::format("DMA remote range 0x{:08x}+{} outside {} ({} B)", cmd.remote,
-                                  cmd.size, to_memory ? "main memory" : "local memory",
-                                  remote_limit));
+    fault(id, cmd.pc,
+          fmt::format("DMA remote range 0x{:08x}+{} outside {} ({} B)", cmd.remote, cmd.size,
+                      to_memory ? "main memory" : "local memory", remote_limit));
   if (cmd.kind == mmio::kCmdGet && in_code(cmd.local, cmd.size))
     fault(id, cmd.pc, "DMA GET into the code");
   if (cmd.kind == mmio::kCmdPut && !to_memory && in_code(cmd.remote, cmd.size))
@@ -68,8 +69,8 @@ bool Machine::send_flit(int router, int port, Dma& d, Send& s, const uint8_t* ba
       p.last = true;
       d.packet_flits = 1;
     } else {
-      uint32_t bytes = std::min<uint32_t>(static_cast<uint32_t>(config_.packet_payload_bytes),
-                                          s.size - s.sent);
+      uint32_t bytes =
+          std::min<uint32_t>(static_cast<uint32_t>(config_.packet_payload_bytes), s.size - s.sent);
       p.addr = s.write + s.sent;
       p.bytes = bytes;
       p.offset = s.sent;
@@ -130,9 +131,12 @@ void Machine::dma_step(Node& n, int id) {
   if (d.inject_owner == 0) {
     bool own_ready = d.active && d.sending;
     bool service_ready = !d.service.empty() && d.service.front().start <= now_;
-    if (own_ready && (!service_ready || !d.prefer_service)) d.inject_owner = 1;
-    else if (service_ready) d.inject_owner = 2;
-    else return;
+    if (own_ready && (!service_ready || !d.prefer_service))
+      d.inject_owner = 1;
+    else if (service_ready)
+      d.inject_owner = 2;
+    else
+      return;
     d.prefer_service = d.inject_owner == 1;
   }
   if (d.inject_owner == 1) {
@@ -147,7 +151,9 @@ void Machine::receive(int id, const Flit& flit) {
   Node& n = nodes_[id];
   Packet& p = mesh_.packet(flit.packet);
   switch (p.type) {
-    case PacketType::kAck: complete(n); break;
+    case PacketType::kAck:
+      complete(n);
+      break;
     case PacketType::kGetReq:
       n.dma.service.push_back(Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, now_});
       break;
@@ -155,7 +161,8 @@ void Machine::receive(int id, const Flit& flit) {
     case PacketType::kGetData:
       if (flit.index > 0) {
         uint32_t off = (flit.index - 1u) * static_cast<uint32_t>(config_.flit_bytes);
-        uint32_t bytes = std::min<uint32_t>(static_cast<uint32_t>(config_.flit_bytes), p.bytes - off);
+        uint32_t bytes =
+            std::min<uint32_t>(static_cast<uint32_t>(config_.flit_bytes), p.bytes - off);
         std::memcpy(n.mem + p.addr + off, &flit.data, bytes);
         if (p.type == PacketType::kGetData) {
           n.dma.received += bytes;
@@ -173,7 +180,8 @@ void Machine::memory_receive(const Flit& flit) {
   Packet& p = mesh_.packet(flit.packet);
   const uint64_t ready = now_ + static_cast<uint64_t>(config_.main_memory_latency_cycles);
   if (p.type == PacketType::kGetReq) {
-    memory_dma_.service.push_back(Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, ready});
+    memory_dma_.service.push_back(
+        Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, ready});
   } else if (p.type == PacketType::kPutData) {
     if (flit.index > 0) {
       uint32_t off = (flit.index - 1u) * static_cast<uint32_t>(config_.flit_bytes);

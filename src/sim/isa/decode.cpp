@@ -84,19 +84,24 @@ constexpr uint32_t bits(uint32_t word, int hi, int lo) {
 
 int32_t immediate(uint32_t w, Format format) {
   switch (format) {
-    case Format::kI: return sext(bits(w, 31, 20), 12);
-    case Format::kShift: return static_cast<int32_t>(bits(w, 24, 20));
-    case Format::kS: return sext((bits(w, 31, 25) << 5) | bits(w, 11, 7), 12);
+    case Format::kI:
+      return sext(bits(w, 31, 20), 12);
+    case Format::kShift:
+      return static_cast<int32_t>(bits(w, 24, 20));
+    case Format::kS:
+      return sext((bits(w, 31, 25) << 5) | bits(w, 11, 7), 12);
     case Format::kB:
       return sext((bits(w, 31, 31) << 12) | (bits(w, 7, 7) << 11) | (bits(w, 30, 25) << 5) |
                       (bits(w, 11, 8) << 1),
                   13);
-    case Format::kU: return static_cast<int32_t>(w & 0xfffff000u);
+    case Format::kU:
+      return static_cast<int32_t>(w & 0xfffff000u);
     case Format::kJ:
       return sext((bits(w, 31, 31) << 20) | (bits(w, 19, 12) << 12) | (bits(w, 20, 20) << 11) |
                       (bits(w, 30, 21) << 1),
                   21);
-    default: return 0;
+    default:
+      return 0;
   }
 }
 

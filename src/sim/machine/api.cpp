@@ -12,12 +12,18 @@ namespace conveyor::sim {
 
 const char* stall_cause_name(StallCause cause) {
   switch (cause) {
-    case StallCause::kDmaWait: return "dma_wait";
-    case StallCause::kSbFull: return "sb_full";
-    case StallCause::kDmaQueue: return "dma_queue";
-    case StallCause::kGetWait: return "get_wait";
-    case StallCause::kBarrier: return "barrier";
-    default: return "?";
+    case StallCause::kDmaWait:
+      return "dma_wait";
+    case StallCause::kSbFull:
+      return "sb_full";
+    case StallCause::kDmaQueue:
+      return "dma_queue";
+    case StallCause::kGetWait:
+      return "get_wait";
+    case StallCause::kBarrier:
+      return "barrier";
+    default:
+      return "?";
   }
 }
 
@@ -52,29 +58,47 @@ SimConfig config_from_json(const nlohmann::json& json, SimConfig c) {
     const std::string& key = it.key();
     const nlohmann::json& v = it.value();
     auto number = [&]() -> int64_t {
-      if (!v.is_number_integer()) throw UsageError(fmt::format("sim config: {} must be an integer", key));
+      if (!v.is_number_integer())
+        throw UsageError(fmt::format("sim config: {} must be an integer", key));
       return v.get<int64_t>();
     };
     auto flag = [&]() -> bool {
-      if (!v.is_boolean()) throw UsageError(fmt::format("sim config: {} must be true or false", key));
+      if (!v.is_boolean())
+        throw UsageError(fmt::format("sim config: {} must be true or false", key));
       return v.get<bool>();
     };
-    if (key == "mesh_width") c.mesh_width = static_cast<int>(number());
-    else if (key == "mesh_height") c.mesh_height = static_cast<int>(number());
-    else if (key == "local_memory_bytes") c.local_memory_bytes = static_cast<uint32_t>(number());
-    else if (key == "store_buffer_entries") c.store_buffer_entries = static_cast<int>(number());
-    else if (key == "watch_get") c.watch_get = flag();
-    else if (key == "split_requests") c.split_requests = flag();
-    else if (key == "flit_bytes") c.flit_bytes = static_cast<int>(number());
-    else if (key == "packet_payload_bytes") c.packet_payload_bytes = static_cast<int>(number());
-    else if (key == "router_buffer_flits") c.router_buffer_flits = static_cast<int>(number());
-    else if (key == "dma_queue_depth") c.dma_queue_depth = static_cast<int>(number());
-    else if (key == "barrier_latency_cycles") c.barrier_latency_cycles = static_cast<int>(number());
-    else if (key == "main_memory_bytes") c.main_memory_bytes = static_cast<uint32_t>(number());
-    else if (key == "main_memory_latency_cycles") c.main_memory_latency_cycles = static_cast<int>(number());
-    else if (key == "main_memory_bytes_per_cycle") c.main_memory_bytes_per_cycle = static_cast<int>(number());
-    else if (key == "max_cycles") c.max_cycles = static_cast<uint64_t>(number());
-    else throw UsageError(fmt::format("sim config: unknown key '{}'", key));
+    if (key == "mesh_width")
+      c.mesh_width = static_cast<int>(number());
+    else if (key == "mesh_height")
+      c.mesh_height = static_cast<int>(number());
+    else if (key == "local_memory_bytes")
+      c.local_memory_bytes = static_cast<uint32_t>(number());
+    else if (key == "store_buffer_entries")
+      c.store_buffer_entries = static_cast<int>(number());
+    else if (key == "watch_get")
+      c.watch_get = flag();
+    else if (key == "split_requests")
+      c.split_requests = flag();
+    else if (key == "flit_bytes")
+      c.flit_bytes = static_cast<int>(number());
+    else if (key == "packet_payload_bytes")
+      c.packet_payload_bytes = static_cast<int>(number());
+    else if (key == "router_buffer_flits")
+      c.router_buffer_flits = static_cast<int>(number());
+    else if (key == "dma_queue_depth")
+      c.dma_queue_depth = static_cast<int>(number());
+    else if (key == "barrier_latency_cycles")
+      c.barrier_latency_cycles = static_cast<int>(number());
+    else if (key == "main_memory_bytes")
+      c.main_memory_bytes = static_cast<uint32_t>(number());
+    else if (key == "main_memory_latency_cycles")
+      c.main_memory_latency_cycles = static_cast<int>(number());
+    else if (key == "main_memory_bytes_per_cycle")
+      c.main_memory_bytes_per_cycle = static_cast<int>(number());
+    else if (key == "max_cycles")
+      c.max_cycles = static_cast<uint64_t>(number());
+    else
+      throw UsageError(fmt::format("sim config: unknown key '{}'", key));
   }
   return c;
 }
@@ -96,7 +120,8 @@ void validate(const SimConfig& c) {
         "flit_bytes must be 1, 2, 4 or 8");
   check(c.packet_payload_bytes >= c.flit_bytes && c.packet_payload_bytes <= 4096,
         "packet_payload_bytes must be from flit_bytes to 4096");
-  check(c.router_buffer_flits >= 1 && c.router_buffer_flits <= 16, "router_buffer_flits must be 1 to 16");
+  check(c.router_buffer_flits >= 1 && c.router_buffer_flits <= 16,
+        "router_buffer_flits must be 1 to 16");
   check(c.dma_queue_depth >= 1 && c.dma_queue_depth <= 64, "dma_queue_depth must be 1 to 64");
   check(c.barrier_latency_cycles >= -1 && c.barrier_latency_cycles <= 100000,
         "barrier_latency_cycles must be -1 (W+H) to 100000");
@@ -143,7 +168,9 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
     maxocc = std::max<uint64_t>(maxocc, n.sb_max_occupancy);
   }
   const double node_cycles = static_cast<double>(r.cycles) * static_cast<double>(r.nodes.size());
-  auto share = [&](uint64_t v) { return node_cycles > 0 ? static_cast<double>(v) / node_cycles : 0.0; };
+  auto share = [&](uint64_t v) {
+    return node_cycles > 0 ? static_cast<double>(v) / node_cycles : 0.0;
+  };
   j["sb_mean_occupancy"] = share(occ);
   j["sb_max_occupancy"] = maxocc;
   j["put_cycles"] = put;
@@ -158,23 +185,30 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   j["passed"] = r.passed;
   j["sim_seconds"] = r.seconds;
   j["sim_cpu_seconds"] = r.cpu_seconds;
-  j["instructions_per_cpu_second"] = r.cpu_seconds > 0 ? static_cast<double>(r.instructions) / r.cpu_seconds : 0.0;
-  j["instructions_per_second"] = r.seconds > 0 ? static_cast<double>(r.instructions) / r.seconds : 0.0;
+  j["instructions_per_cpu_second"] =
+      r.cpu_seconds > 0 ? static_cast<double>(r.instructions) / r.cpu_seconds : 0.0;
+  j["instructions_per_second"] =
+      r.seconds > 0 ? static_cast<double>(r.instructions) / r.seconds : 0.0;
   j["cycles_per_second"] = r.seconds > 0 ? static_cast<double>(r.total_cycles) / r.seconds : 0.0;
   if (per_node) {
     nlohmann::json nodes = nlohmann::json::array();
     for (size_t i = 0; i < r.nodes.size(); ++i) {
       const NodeStats& n = r.nodes[i];
-      nlohmann::json row{{"node", i}, {"instructions", n.instructions}, {"exit_code", n.exit_code},
-                         {"stall_cycles", n.stall_cycles()}, {"put_cycles", n.put_cycles},
+      nlohmann::json row{{"node", i},
+                         {"instructions", n.instructions},
+                         {"exit_code", n.exit_code},
+                         {"stall_cycles", n.stall_cycles()},
+                         {"put_cycles", n.put_cycles},
                          {"sb_put_data_cycles", n.sb_put_data_cycles},
                          {"sb_put_request_cycles", n.sb_put_req_cycles},
-                         {"dma_puts", n.dma_puts}, {"dma_gets", n.dma_gets}, {"dma_bytes", n.dma_bytes}};
+                         {"dma_puts", n.dma_puts},
+                         {"dma_gets", n.dma_gets},
+                         {"dma_bytes", n.dma_bytes}};
       for (int c = 0; c < static_cast<int>(StallCause::kCount); ++c)
         row[std::string(stall_cause_name(static_cast<StallCause>(c))) + "_cycles"] = n.stalls[c];
       nodes.push_back(row);
     }
-    j["nodes"] = nodes;
+    j["per_node"] = nodes;
   }
   return j;
 }

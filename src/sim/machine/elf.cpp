@@ -12,7 +12,8 @@ namespace {
 
 template <typename T>
 T read(const std::vector<uint8_t>& file, size_t offset, const std::string& name) {
-  if (offset + sizeof(T) > file.size()) throw UsageError(fmt::format("{}: truncated ELF file", name));
+  if (offset + sizeof(T) > file.size())
+    throw UsageError(fmt::format("{}: truncated ELF file", name));
   T value;
   std::memcpy(&value, file.data() + offset, sizeof(T));
   return value;
@@ -20,9 +21,13 @@ T read(const std::vector<uint8_t>& file, size_t offset, const std::string& name)
 
 }  // namespace
 
-ElfImage load_elf(const std::vector<uint8_t>& file, const std::string& name, uint32_t memory_bytes) {
+ElfImage load_elf(const std::vector<uint8_t>& file, const std::string& name,
+                  uint32_t memory_bytes) {
   auto bad = [&](const std::string& what) { return UsageError(fmt::format("{}: {}", name, what)); };
-  if (file.size() < 52 || std::memcmp(file.data(), "\x7f" "ELF", 4) != 0)
+  if (file.size() < 52 || std::memcmp(file.data(),
+                                      "\x7f"
+                                      "ELF",
+                                      4) != 0)
     throw bad("not an ELF file");
   if (file[4] != 1 || file[5] != 1)
     throw bad("not a 32-bit little-endian ELF file (build with -march=rv32im -mabi=ilp32)");

@@ -1,7 +1,6 @@
 #include "machine/machine.hpp"
 
 #include <fmt/format.h>
-
 #include <time.h>
 
 #include <chrono>
@@ -22,7 +21,8 @@ Machine::Machine(const SimConfig& config, const ElfImage& image, std::ostream* c
   for (int id = 0; id < nodes_count_; ++id) {
     Node& n = nodes_[id];
     n.mem = memory_.data() + static_cast<size_t>(mem_size_) * id;
-    for (const Segment& s : image.segments) std::memcpy(n.mem + s.addr, s.bytes.data(), s.bytes.size());
+    for (const Segment& s : image.segments)
+      std::memcpy(n.mem + s.addr, s.bytes.data(), s.bytes.size());
     n.pc = image.entry;
     n.x[2] = mem_size_;  // sp: the top of local memory (crt0 sets it again)
     n.sb.reset(capacity);
@@ -63,7 +63,8 @@ SimResult Machine::run() {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   SimResult r;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec);
+  r.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) +
+                  1e-9 * static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec);
   r.total_cycles = now_;
   r.passed = true;
   uint64_t begin = ~0ull, end = 0;

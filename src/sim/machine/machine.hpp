@@ -29,10 +29,10 @@ struct Node {
   bool at_barrier = false;
   uint64_t barrier_target = 0;
   uint64_t sleep_since = 0, wake = 0;  ///< at a barrier: arrival cycle and release cycle
-  uint64_t wait_command = 0;  ///< >0: stalled until dma.completed >= this (a blocking transfer)
+  uint64_t wait_command = 0;     ///< >0: stalled until dma.completed >= this (a blocking transfer)
   uint64_t commands_issued = 0;  ///< DMA commands the core executed
   uint64_t retired = 0;
-  uint64_t seq = 0;  ///< store program order
+  uint64_t seq = 0;         ///< store program order
   uint32_t shadow[5] = {};  ///< DMA registers as the core wrote them (not yet drained)
   uint32_t regs[5] = {};    ///< DMA registers as the controller holds them
   SbQueue sb, sb_req;
@@ -61,9 +61,7 @@ class Machine {
   bool mmio_load(Node& n, int id, uint32_t reg, uint32_t& value);
   bool mmio_store(Node& n, int id, uint32_t reg, uint32_t value);
   bool own_dma_done(const Node& n) const;
-  void stall(Node& n, StallCause cause) {
-    n.stats.stalls[static_cast<int>(cause)] += n.in_roi;
-  }
+  void stall(Node& n, StallCause cause) { n.stats.stalls[static_cast<int>(cause)] += n.in_roi; }
   [[noreturn]] void fault(int id, uint32_t pc, const std::string& cause) const;
   // memory/drain.cpp
   void drain(Node& n, int id);

@@ -36,12 +36,14 @@ std::string resolve_program(const std::string& name_or_path, const std::string& 
   if (!fs::is_directory(dir, ec))
     throw UsageError(fmt::format(
         "sim: no built programs in {} (the RISC-V programs are built only when cmake finds "
-        "riscv64-unknown-elf-gcc: install gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf, "
+        "riscv64-unknown-elf-gcc: install gcc-riscv64-unknown-elf and "
+        "picolibc-riscv64-unknown-elf, "
         "re-run cmake; or pass --programs DIR / set CONVEYOR_SIM_PROGRAMS)",
         dir));
-  throw UsageError(fmt::format("sim: no program '{}' in {} (benchmarks: pipeline, stencil, "
-                               "alltoall, cannon, bitonic; or give a path to an .elf file)",
-                               name_or_path, dir));
+  throw UsageError(
+      fmt::format("sim: no program '{}' in {} (benchmarks: pipeline, stencil, "
+                  "alltoall, cannon, bitonic; or give a path to an .elf file)",
+                  name_or_path, dir));
 }
 
 }  // namespace conveyor::sim

@@ -33,8 +33,9 @@ void Machine::apply_request(Node& n, int id, const SbEntry& e) {
   const int index = static_cast<int>((e.addr - mmio::kDmaNode) / 4);
   n.regs[index] = e.value;
   if (e.addr != mmio::kDmaCmd) return;
-  DmaCommand cmd{e.value & 3, (e.value & mmio::kCmdBlocking) != 0, n.regs[0], n.regs[1],
-                 n.regs[2], n.regs[3], e.pc};
+  DmaCommand cmd{
+      e.value & 3, (e.value & mmio::kCmdBlocking) != 0, n.regs[0], n.regs[1], n.regs[2], n.regs[3],
+      e.pc};
   issue(n, id, cmd);
   if (!n.pending.empty() && cmd.kind == mmio::kCmdPut && cmd.blocking)
     n.pending.erase(n.pending.begin());  // now covered by the detector

@@ -9,11 +9,11 @@
 namespace conveyor::sim {
 
 struct SbEntry {
-  uint32_t addr = 0;   ///< local address, or DMA register offset for a request store
+  uint32_t addr = 0;  ///< local address, or DMA register offset for a request store
   uint32_t value = 0;
-  uint32_t pc = 0;     ///< of the store, for error messages
-  uint64_t seq = 0;    ///< program order across both queues (split mode)
-  uint8_t size = 0;    ///< 1, 2, 4
+  uint32_t pc = 0;   ///< of the store, for error messages
+  uint64_t seq = 0;  ///< program order across both queues (split mode)
+  uint8_t size = 0;  ///< 1, 2, 4
   bool request = false;
 };
 
@@ -47,7 +47,8 @@ class SbQueue {
       if (e.request || e.addr >= addr + size || e.addr + e.size <= addr) continue;
       for (uint32_t b = 0; b < e.size; ++b) {
         uint32_t a = e.addr + b;
-        if (a >= addr && a < addr + size) bytes[a - addr] = static_cast<uint8_t>(e.value >> (8 * b));
+        if (a >= addr && a < addr + size)
+          bytes[a - addr] = static_cast<uint8_t>(e.value >> (8 * b));
       }
     }
   }

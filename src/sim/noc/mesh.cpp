@@ -52,9 +52,7 @@ int Mesh::route_of(int router, const Packet& p) const {
   return kLocal;
 }
 
-bool Mesh::can_inject(int router, int port) const {
-  return routers_[router].count[port] < depth_;
-}
+bool Mesh::can_inject(int router, int port) const { return routers_[router].count[port] < depth_; }
 
 void Mesh::inject(int router, int port, Flit flit, uint64_t now) {
   Router& r = routers_[router];

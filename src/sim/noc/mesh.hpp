@@ -14,19 +14,19 @@ enum class PacketType : uint8_t { kPutData, kAck, kGetReq, kGetData };
 
 struct Packet {
   PacketType type = PacketType::kPutData;
-  bool last = false;        ///< last packet of its transfer
+  bool last = false;  ///< last packet of its transfer
   uint16_t src = 0, dst = 0;
-  uint32_t addr = 0;        ///< where the payload goes (kPutData, kGetData) or is read (kGetReq)
-  uint32_t addr2 = 0;       ///< kGetReq: where the requester wants it
-  uint32_t bytes = 0;       ///< payload bytes (kGetReq: transfer size)
-  uint32_t offset = 0;      ///< of this packet's payload within its transfer
+  uint32_t addr = 0;    ///< where the payload goes (kPutData, kGetData) or is read (kGetReq)
+  uint32_t addr2 = 0;   ///< kGetReq: where the requester wants it
+  uint32_t bytes = 0;   ///< payload bytes (kGetReq: transfer size)
+  uint32_t offset = 0;  ///< of this packet's payload within its transfer
 };
 
 struct Flit {
   uint32_t packet = 0;  ///< index in the packet pool
   uint32_t ready = 0;   ///< first cycle (low 32 bits) it may move
   uint64_t data = 0;
-  uint16_t index = 0;   ///< 0 = header
+  uint16_t index = 0;  ///< 0 = header
   bool tail = false;
 };
 

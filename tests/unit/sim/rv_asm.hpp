@@ -8,9 +8,21 @@
 
 namespace conveyor::sim::test {
 
-enum Reg : uint32_t { zero = 0, ra = 1, sp = 2, t0 = 5, t1 = 6, t2 = 7, a0 = 10, a1 = 11, a2 = 12, a3 = 13 };
+enum Reg : uint32_t {
+  zero = 0,
+  ra = 1,
+  sp = 2,
+  t0 = 5,
+  t1 = 6,
+  t2 = 7,
+  a0 = 10,
+  a1 = 11,
+  a2 = 12,
+  a3 = 13
+};
 
-inline uint32_t r_type(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t op) {
+inline uint32_t r_type(uint32_t f7, uint32_t rs2, uint32_t rs1, uint32_t f3, uint32_t rd,
+                       uint32_t op) {
   return (f7 << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) | (rd << 7) | op;
 }
 inline uint32_t i_type(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint32_t op) {
@@ -18,21 +30,26 @@ inline uint32_t i_type(int32_t imm, uint32_t rs1, uint32_t f3, uint32_t rd, uint
 }
 inline uint32_t s_type(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3) {
   uint32_t u = static_cast<uint32_t>(imm);
-  return (((u >> 5) & 0x7f) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) | ((u & 0x1f) << 7) | 0x23;
+  return (((u >> 5) & 0x7f) << 25) | (rs2 << 20) | (rs1 << 15) | (f3 << 12) | ((u & 0x1f) << 7) |
+         0x23;
 }
 inline uint32_t b_type(int32_t imm, uint32_t rs2, uint32_t rs1, uint32_t f3) {
   uint32_t u = static_cast<uint32_t>(imm);
   return (((u >> 12) & 1) << 31) | (((u >> 5) & 0x3f) << 25) | (rs2 << 20) | (rs1 << 15) |
          (f3 << 12) | (((u >> 1) & 0xf) << 8) | (((u >> 11) & 1) << 7) | 0x63;
 }
-inline uint32_t u_type(uint32_t imm20, uint32_t rd, uint32_t op) { return (imm20 << 12) | (rd << 7) | op; }
+inline uint32_t u_type(uint32_t imm20, uint32_t rd, uint32_t op) {
+  return (imm20 << 12) | (rd << 7) | op;
+}
 inline uint32_t j_type(int32_t imm, uint32_t rd) {
   uint32_t u = static_cast<uint32_t>(imm);
   return (((u >> 20) & 1) << 31) | (((u >> 1) & 0x3ff) << 21) | (((u >> 11) & 1) << 20) |
          (((u >> 12) & 0xff) << 12) | (rd << 7) | 0x6f;
 }
 
-inline uint32_t addi(uint32_t rd, uint32_t rs1, int32_t imm) { return i_type(imm, rs1, 0, rd, 0x13); }
+inline uint32_t addi(uint32_t rd, uint32_t rs1, int32_t imm) {
+  return i_type(imm, rs1, 0, rd, 0x13);
+}
 inline uint32_t lui(uint32_t rd, uint32_t imm20) { return u_type(imm20, rd, 0x37); }
 inline uint32_t alu(uint32_t f7, uint32_t f3, uint32_t rd, uint32_t rs1, uint32_t rs2) {
   return r_type(f7, rs2, rs1, f3, rd, 0x33);
@@ -64,8 +81,8 @@ inline std::vector<uint8_t> make_elf(const std::vector<uint32_t>& code,
   put16(16, 2);    // ET_EXEC
   put16(18, 243);  // EM_RISCV
   put32(20, 1);
-  put32(24, 0);    // entry
-  put32(28, 52);   // phoff
+  put32(24, 0);   // entry
+  put32(28, 52);  // phoff
   put16(40, 52);
   put16(42, 32);
   put16(44, data.empty() ? 1 : 2);

@@ -77,7 +77,8 @@ TEST(SimNoc, PacketsStayWholeUnderContention) {
   for (uint64_t now = 0; now < 2000; ++now) {
     for (int s = 0; s < 16; ++s)
       if (sent[s] < 6 && mesh.can_inject(s, kLocal)) {
-        mesh.inject(s, kLocal, Flit{ids[s], 0, 0, static_cast<uint16_t>(sent[s]), sent[s] == 5}, now);
+        mesh.inject(s, kLocal, Flit{ids[s], 0, 0, static_cast<uint16_t>(sent[s]), sent[s] == 5},
+                    now);
         ++sent[s];
       }
     mesh.step(now, [&](int router, int, const Flit& f) {

@@ -17,8 +17,8 @@ std::string program(const std::string& name) {
   return path;
 }
 
-#define REQUIRE_PROGRAM(var, name)                                              \
-  std::string var = program(name);                                              \
+#define REQUIRE_PROGRAM(var, name) \
+  std::string var = program(name); \
   if (var.empty()) GTEST_SKIP() << "RISC-V programs not built (no cross compiler)"
 
 SimConfig mesh(int w, int h, int entries) {
@@ -45,7 +45,8 @@ TEST(SimPrograms, DmaSemanticsHoldInEveryConfiguration) {
     std::ostringstream console;
     SimResult r = run_elf(c, path, &console);
     EXPECT_TRUE(r.passed) << "entries " << v.entries << " watch " << v.watch << " split " << v.split
-                          << "\n" << console.str();
+                          << "\n"
+                          << console.str();
     EXPECT_NE(console.str().find("dmatest: PASS"), std::string::npos) << console.str();
   }
 }
@@ -84,7 +85,8 @@ TEST(SimPrograms, StoreBufferHidesPutStallsInAllToAll) {
   EXPECT_GT(base.stalls[static_cast<int>(StallCause::kDmaWait)], 0u);
   // Instructions in the region of interest do not depend on the buffer (no polling there).
   uint64_t ib = 0, is = 0;
-  for (size_t i = 0; i < base.nodes.size(); ++i) ib += base.nodes[i].instructions, is += sb.nodes[i].instructions;
+  for (size_t i = 0; i < base.nodes.size(); ++i)
+    ib += base.nodes[i].instructions, is += sb.nodes[i].instructions;
   EXPECT_EQ(ib, is);
 }
 
@@ -95,11 +97,16 @@ struct FaultCase {
 
 TEST(SimPrograms, MisbehavingProgramsStopWithOneClearLine) {
   const FaultCase cases[] = {
-      {"fault_illegal", "node 1 pc 0x"},      {"fault_illegal", "illegal instruction 0xffffffff"},
-      {"fault_misaligned", "node 2 pc 0x"},   {"fault_misaligned", "misaligned 4-byte load"},
-      {"fault_outside", "node 0 pc 0x"},      {"fault_outside", "outside local memory"},
-      {"fault_badnode", "node 3 pc 0x"},      {"fault_badnode", "DMA to node 9 which does not exist"},
-      {"fault_deadlock", "deadlocked barrier"}, {"fault_hang", "cycle limit 100000"},
+      {"fault_illegal", "node 1 pc 0x"},
+      {"fault_illegal", "illegal instruction 0xffffffff"},
+      {"fault_misaligned", "node 2 pc 0x"},
+      {"fault_misaligned", "misaligned 4-byte load"},
+      {"fault_outside", "node 0 pc 0x"},
+      {"fault_outside", "outside local memory"},
+      {"fault_badnode", "node 3 pc 0x"},
+      {"fault_badnode", "DMA to node 9 which does not exist"},
+      {"fault_deadlock", "deadlocked barrier"},
+      {"fault_hang", "cycle limit 100000"},
   };
   for (const FaultCase& f : cases) {
     std::string path = program(f.program);
