@@ -2,13 +2,20 @@
  * sorts its keys, then for every step of the bitonic network exchanges its whole block with its
  * partner (blocking PUT into a double buffer), meets the others at a barrier and keeps the lower
  * or upper half of the merge. Node 0 checks the result: each block sorted, blocks in order, and
- * the same sum and xor as the keys generated. */
+ * the same sum and xor as the keys generated.
+ * Built with -DUSE_GET (bitonic_get.elf) it pulls the partner's block with a blocking GET after
+ * the barrier instead: the receiving side the seed leaves to future work (--watch-get). */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "mcore.h"
 
 #define TOTAL 10240 /* 40 KB */
+#ifdef USE_GET
+#define NAME "bitonic_get"
+#else
+#define NAME "bitonic"
+#endif
 #define MAX_NODES 256
 
 static int32_t keys_a[TOTAL], keys_b[TOTAL];
@@ -53,8 +60,13 @@ int main(void) {
       const int partner = id ^ j, parity = step & 1;
       const int ascending = (id & k) == 0;
       const int keep_low = (id < partner) == ascending;
+#ifdef USE_GET
+      MC_barrier(); /* every block of this step is final; all nodes use the same array */
+      MC_dma_get(partner, incoming[parity], keys, (uint32_t)n * 4);
+#else
       MC_dma_put(partner, incoming[parity], keys, (uint32_t)n * 4);
       MC_barrier();
+#endif
       const int32_t* in = incoming[parity];
       if (keep_low) {
         int x = 0, y = 0;
@@ -99,7 +111,7 @@ int main(void) {
       if (node && summaries[node - 1][3] > summaries[node][2]) ok = 0;
     }
     ok = ok && rsum == gsum && rxor == gxor;
-    printf("bitonic: %s (%d keys, %d B, %d per node, %d steps)\n", ok ? "PASS" : "FAIL", TOTAL,
+    printf("%s: %s (%d keys, %d B, %d per node, %d steps)\n", NAME, ok ? "PASS" : "FAIL", TOTAL,
            TOTAL * 4, n, step);
     return !ok;
   }
