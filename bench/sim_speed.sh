@@ -15,13 +15,15 @@ for _ in $(seq "$repeat"); do
   "$cli" sim run "$program" --nodes "$nodes" --entries "$entries" --json
 done | python3 -c '
 import json, statistics, sys
-docs = [json.loads(line) for line in sys.stdin.read().replace("}\n{", "}\x00{").split("\x00")]
-rows = [d["results"][0] for d in docs]
-def med(key): return statistics.median(r[key] for r in rows)
-r = rows[0]
-print(f"program {r[\"benchmark\"]}, {r[\"nodes\"]} nodes, {r[\"entries\"]} entries, {len(rows)} runs")
-print(f"simulated instructions {r[\"instructions\"]}, cycles {r[\"total_cycles\"]}")
-print(f"median wall  : {med(\"instructions_per_second\")/1e6:8.1f} M instructions/s  {med(\"cycles_per_second\")/1e6:6.2f} M cycles/s")
-cyc_cpu = statistics.median(r["total_cycles"] / r["sim_cpu_seconds"] for r in rows)
-print(f"median CPU   : {med(\"instructions_per_cpu_second\")/1e6:8.1f} M instructions/CPU-s  {cyc_cpu/1e6:6.2f} M cycles/CPU-s")
+text = sys.stdin.read().replace("}\n{", "}\x00{")
+rows = [json.loads(doc)["results"][0] for doc in text.split("\x00")]
+first = rows[0]
+med = lambda f: statistics.median(f(r) for r in rows)
+print("program %s, %d nodes, %d entries, %d runs" % (first["benchmark"], first["nodes"], first["entries"], len(rows)))
+print("simulated instructions %d, cycles %d" % (first["instructions"], first["total_cycles"]))
+print("median wall: %8.1f M instructions/s      %6.2f M cycles/s" % (
+    med(lambda r: r["instructions_per_second"]) / 1e6, med(lambda r: r["cycles_per_second"]) / 1e6))
+print("median CPU : %8.1f M instructions/CPU-s  %6.2f M cycles/CPU-s" % (
+    med(lambda r: r["instructions_per_cpu_second"]) / 1e6,
+    med(lambda r: r["total_cycles"] / r["sim_cpu_seconds"]) / 1e6))
 '

@@ -165,6 +165,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
       n.halted = true;
       n.stats.exit_code = static_cast<int>(value);
       if (n.in_roi && roi_used_) n.stats.roi_end = now_;
+      if (n.in_roi) n.stats.instructions = n.retired + 1 - n.roi_retired;
       ++halted_;
       barrier_check_deadlock(id);
       return true;
@@ -172,6 +173,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
       if (value) {
         n.stats = NodeStats{};
         n.stats.roi_begin = now_;
+        n.roi_retired = n.retired;
         n.in_roi = true;
         roi_used_ = true;
         return true;
@@ -181,6 +183,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
         return false;
       }
       n.stats.roi_end = now_;
+      n.stats.instructions = n.retired - n.roi_retired;
       n.in_roi = false;
       return true;
     case mmio::kDmaNode:
@@ -449,10 +452,9 @@ inline void Machine::step_core(Node& n, int id) {
     }
   }
   x[0] = 0;
-  if (!retire || n.halted) return;
+  if (!retire) return;
   n.pc = next;
-  ++n.retired;
-  n.stats.instructions += n.in_roi;
+  ++n.retired;  // ROI instructions are a difference of this counter (mmio kRoi, Machine::run)
 }
 
 void Machine::run_cycles() {

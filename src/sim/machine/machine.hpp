@@ -32,9 +32,10 @@ struct Node {
   uint64_t wait_command = 0;     ///< >0: stalled until dma.completed >= this (a blocking transfer)
   uint64_t commands_issued = 0;  ///< DMA commands the core executed
   uint64_t retired = 0;
-  uint64_t seq = 0;         ///< store program order
-  uint32_t shadow[5] = {};  ///< DMA registers as the core wrote them (not yet drained)
-  uint32_t regs[5] = {};    ///< DMA registers as the controller holds them
+  uint64_t roi_retired = 0;  ///< `retired` when the region of interest began
+  uint64_t seq = 0;          ///< store program order
+  uint32_t shadow[5] = {};   ///< DMA registers as the core wrote them (not yet drained)
+  uint32_t regs[5] = {};     ///< DMA registers as the controller holds them
   SbQueue sb, sb_req;
   int sb_data = 0, sb_requests = 0;  ///< entries of each kind buffered
   std::vector<PendingPut> pending;   ///< split mode
@@ -65,6 +66,7 @@ class Machine {
   [[noreturn]] void fault(int id, uint32_t pc, const std::string& cause) const;
   // memory/drain.cpp
   void drain(Node& n, int id);
+  void drain_one(Node& n, int id);
   void apply_request(Node& n, int id, const SbEntry& e);
   bool data_hazard(const Node& n, const SbEntry& e) const;
   // dma/engine.cpp

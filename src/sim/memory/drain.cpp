@@ -42,11 +42,17 @@ void Machine::apply_request(Node& n, int id, const SbEntry& e) {
 }
 
 void Machine::drain(Node& n, int id) {
+  drain_one(n, id);
+  // Occupancy is sampled after the drain, as the PUT statistics are (dma_step): a store that
+  // leaves in the cycle it arrived was never held.
   const uint32_t occupancy = static_cast<uint32_t>(n.sb_data + n.sb_requests);
   if (n.in_roi) {
     n.stats.sb_occupancy_sum += occupancy;
     if (occupancy > n.stats.sb_max_occupancy) n.stats.sb_max_occupancy = occupancy;
   }
+}
+
+void Machine::drain_one(Node& n, int id) {
   if (config_.split_requests) {
     if (!n.sb.empty() && !data_hazard(n, n.sb.front())) {
       const SbEntry& e = n.sb.front();

@@ -70,29 +70,34 @@ void Mesh::step(uint64_t now, const Eject& eject) {
   for (int id = 0; id < n; ++id) {
     Router& r = routers_[id];
     if (r.flits == 0) continue;
-    // Route computation for headers waiting at the front of each input.
+    // Which inputs have a flit that may move this cycle, and to which output (routing the
+    // headers that just reached the front).
+    uint8_t wants[kPorts] = {};
     for (int in = 0; in < kPorts; ++in) {
-      if (r.count[in] == 0 || r.route[in] >= 0) continue;
+      if (r.count[in] == 0) continue;
       const Flit& f = r.buf[in][r.head[in]];
-      r.route[in] = static_cast<int8_t>(route_of(id, packets_[f.packet]));
+      if (f.ready > now32) continue;
+      if (r.route[in] < 0) r.route[in] = static_cast<int8_t>(route_of(id, packets_[f.packet]));
+      wants[r.route[in]] |= static_cast<uint8_t>(1u << in);
     }
-    // Each output moves one flit: from its owner input, else from a header that won arbitration.
     for (int out = 0; out < kPorts; ++out) {
+      if (!wants[out]) continue;
       int in = r.owner[out];
-      if (in < 0) {
+      if (in >= 0) {
+        if (!(wants[out] & (1u << in))) continue;  // the packet holding the output stalls
+      } else {
+        // Round-robin among the headers that want this output.
+        in = -1;
         for (int k = 0; k < kPorts; ++k) {
           int cand = (r.rr[out] + k) % kPorts;
-          if (r.count[cand] && r.route[cand] == out && r.buf[cand][r.head[cand]].index == 0 &&
-              r.buf[cand][r.head[cand]].ready <= now32) {
+          if ((wants[out] & (1u << cand)) && r.buf[cand][r.head[cand]].index == 0) {
             in = cand;
             break;
           }
         }
         if (in < 0) continue;
       }
-      if (r.count[in] == 0) continue;
       Flit& f = r.buf[in][r.head[in]];
-      if (f.ready > now32) continue;
       if (out == kLocal || out == kMemPort) {
         eject(id, out, f);
         --in_network_;
