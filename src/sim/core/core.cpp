@@ -67,7 +67,7 @@ bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t valu
     fault(id, n.pc,
           fmt::format("store to 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
   }
-  if (addr - image_.code_lo < image_.code_hi - image_.code_lo)
+  if (addr - code_lo_ < code_size_)
     fault(id, n.pc, fmt::format("store to 0x{:08x} inside the code", addr));
   if (config_.store_buffer_entries == 0) {
     uint8_t* dst = n.mem + addr;
@@ -256,10 +256,10 @@ inline void Machine::step_core(Node& n, int id) {
     n.wait_command = 0;
   }
   const uint32_t pc = n.pc;
-  const uint32_t offset = pc - image_.code_lo;
-  if (offset >= image_.code_hi - image_.code_lo || (pc & 3))
+  const uint32_t offset = pc - code_lo_;
+  if (offset >= code_size_ || (pc & 3))
     fault(id, pc, "instruction fetch outside the code");
-  const isa::Insn in = image_.code[offset >> 2];
+  const isa::Insn in = code_[offset >> 2];
   uint32_t* x = n.x;
   const uint32_t a = x[in.rs1], b = x[in.rs2];
   const uint32_t imm = static_cast<uint32_t>(in.imm);
@@ -339,7 +339,7 @@ inline void Machine::step_core(Node& n, int id) {
     case Op::kSw: {
       const uint32_t addr = a + imm;
       if (plain_stores_ && addr < mem_size_ && !(addr & 3) &&
-          addr - image_.code_lo >= image_.code_hi - image_.code_lo) {  // the common case
+          addr - code_lo_ >= code_size_) {  // the common case
         std::memcpy(n.mem + addr, &b, 4);
         break;
       }

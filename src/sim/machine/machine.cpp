@@ -14,6 +14,9 @@ Machine::Machine(const SimConfig& config, const ElfImage& image, std::ostream* c
   nodes_count_ = config.nodes();
   mem_size_ = config.local_memory_bytes;
   plain_stores_ = config.store_buffer_entries == 0;
+  code_ = image.code.data();
+  code_lo_ = image.code_lo;
+  code_size_ = image.code_hi - image.code_lo;
   memory_.assign(static_cast<size_t>(mem_size_) * nodes_count_, 0);
   main_memory_.assign(config.main_memory_bytes, 0);
   nodes_.resize(static_cast<size_t>(nodes_count_));

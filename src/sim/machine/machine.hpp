@@ -98,7 +98,9 @@ class Machine {
   uint64_t barrier_generation_ = 0;
   uint64_t barrier_release_ = 0;
   bool roi_used_ = false;
-  bool plain_stores_ = false;  ///< no store buffer: stores go straight to memory
+  bool plain_stores_ = false;
+  const isa::Insn* code_ = nullptr;  ///< image_.code, and its range, at hand for the hot loop
+  uint32_t code_lo_ = 0, code_size_ = 0;  ///< no store buffer: stores go straight to memory
 };
 
 }  // namespace conveyor::sim
