@@ -11,6 +11,7 @@
 static int32_t buf[N];
 static int32_t inbox[N];
 static int32_t got[N];
+static int32_t scratch[N];
 static int32_t nowait_in[N];
 static uint32_t result[2];
 static uint32_t results[256][2];
@@ -28,7 +29,12 @@ int main(void) {
     for (int k = 0; k < N; ++k) buf[k] = -1;
     MC_barrier();
     for (int k = 0; k < N; ++k) errors += inbox[k] != value(prev, round, k);
-    /* Read back from the next node what we sent it, then use it at once. */
+    /* Read back from the next node what we sent it, then use it at once. Two PUTs first, so that
+     * with a store buffer the second one's request stores and the store to got[] behind them
+     * still wait when the GET is issued: that older store must land before the GET's data. */
+    MC_dma_put(next, scratch, buf, sizeof(buf));
+    MC_dma_put(next, scratch, buf, sizeof(buf));
+    got[N - 1] = -5;
     MC_dma_get(next, got, inbox, sizeof(got));
     int32_t sum = 0;
     for (int k = 0; k < N; ++k) sum += got[k] - value(id, round, k);

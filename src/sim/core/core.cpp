@@ -33,8 +33,8 @@ uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& reti
     fault(id, n.pc,
           fmt::format("load from 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
   }
-  if (n.watch && overlaps(addr, size, n.watch_lo + n.dma.received, n.watch_hi) &&
-      n.dma.completed < n.watch_command) {
+  if (n.watch && n.dma.completed < n.watch_command &&
+      overlaps(addr, size, watch_low(n), n.watch_hi)) {
     stall(n, StallCause::kGetWait);
     retire = false;
     return 0;
@@ -235,6 +235,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
       if (config_.watch_get) {
         n.watch = true;
         n.watch_command = n.commands_issued;
+        n.watch_seq = n.seq;
         n.watch_lo = n.shadow[2];
         n.watch_hi = n.shadow[2] + n.shadow[3];
       } else {
@@ -257,8 +258,7 @@ inline void Machine::step_core(Node& n, int id) {
   }
   const uint32_t pc = n.pc;
   const uint32_t offset = pc - code_lo_;
-  if (offset >= code_size_ || (pc & 3))
-    fault(id, pc, "instruction fetch outside the code");
+  if (offset >= code_size_ || (pc & 3)) fault(id, pc, "instruction fetch outside the code");
   const isa::Insn in = code_[offset >> 2];
   uint32_t* x = n.x;
   const uint32_t a = x[in.rs1], b = x[in.rs2];

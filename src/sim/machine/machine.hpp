@@ -42,6 +42,7 @@ struct Node {
   // watch_get: the blocking GET the core ran past.
   bool watch = false;
   uint64_t watch_command = 0;
+  uint64_t watch_seq = 0;  ///< program order of the GET's command store
   uint32_t watch_lo = 0, watch_hi = 0;
   Dma dma;
   NodeStats stats;
@@ -99,7 +100,7 @@ class Machine {
   uint64_t barrier_release_ = 0;
   bool roi_used_ = false;
   bool plain_stores_ = false;
-  const isa::Insn* code_ = nullptr;  ///< image_.code, and its range, at hand for the hot loop
+  const isa::Insn* code_ = nullptr;       ///< image_.code, and its range, at hand for the hot loop
   uint32_t code_lo_ = 0, code_size_ = 0;  ///< no store buffer: stores go straight to memory
 };
 

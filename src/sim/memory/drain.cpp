@@ -21,7 +21,8 @@ bool Machine::data_hazard(const Node& n, const SbEntry& e) const {
     uint32_t head = d.own.read + d.own.sent, tail = d.own.read + d.own.size;
     if (overlaps(e.addr, e.size, head, tail)) return true;
   }
-  if (n.watch && d.completed < n.watch_command &&
+  // Only stores younger than the GET wait for its data: older ones must land before it starts.
+  if (n.watch && e.seq > n.watch_seq && d.completed < n.watch_command &&
       overlaps(e.addr, e.size, watch_low(n), n.watch_hi))
     return true;
   for (const PendingPut& p : n.pending)
