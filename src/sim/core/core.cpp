@@ -248,7 +248,7 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
   return true;
 }
 
-inline void Machine::step_core(Node& n, int id) {
+__attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
   if (n.wait_command) {
     if (n.dma.completed < n.wait_command) {
       stall(n, StallCause::kDmaWait);
@@ -484,9 +484,9 @@ void Machine::run_cycles() {
       }
       if (!n.halted && !(n.at_barrier && now_ < n.wake)) step_core(n, id);
       if (n.sb_data | n.sb_requests) drain(n, id);
-      if (n.dma.q_count | n.dma.inject_owner || !n.dma.service.empty()) dma_step(n, id);
+      if (n.dma.busy()) dma_step(n, id);
     }
-    if (!memory_dma_.service.empty() || memory_dma_.inject_owner) memory_step();
+    if (memory_dma_.busy()) memory_step();
     if (mesh_.flits_in_network()) mesh_.step(now_, eject);
     if (halted_ == count) {
       bool quiet =

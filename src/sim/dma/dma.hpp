@@ -43,7 +43,19 @@ struct Dma {
   uint32_t packet_bytes = 0, packet_read = 0;
   uint64_t tokens = 0;  ///< main memory: bandwidth budget in bytes
 
+  int service_count = 0;  ///< service.size(), at hand for the per-cycle check
+
   bool idle() const { return q_count == 0; }
+  /// Anything to do this cycle: a command, a packet half injected, a job to serve.
+  bool busy() const { return (q_count | inject_owner | service_count) != 0; }
+  void push_service(const Send& s) {
+    service.push_back(s);
+    ++service_count;
+  }
+  void pop_service() {
+    service.pop_front();
+    --service_count;
+  }
   DmaCommand& front() { return queue[q_head]; }
   const DmaCommand& front() const { return queue[q_head]; }
   bool blocking_put_active() const { return active && front().kind == 1 && front().blocking; }

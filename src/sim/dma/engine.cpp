@@ -142,7 +142,7 @@ void Machine::dma_step(Node& n, int id) {
   if (d.inject_owner == 1) {
     if (send_flit(id, kLocal, d, d.own, n.mem, id)) d.sending = false;
   } else {
-    if (send_flit(id, kLocal, d, d.service.front(), n.mem, id)) d.service.pop_front();
+    if (send_flit(id, kLocal, d, d.service.front(), n.mem, id)) d.pop_service();
   }
   if (d.next_index == 0) d.inject_owner = 0;
 }
@@ -155,7 +155,7 @@ void Machine::receive(int id, const Flit& flit) {
       complete(n);
       break;
     case PacketType::kGetReq:
-      n.dma.service.push_back(Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, now_});
+      n.dma.push_service(Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, now_});
       break;
     case PacketType::kPutData:
     case PacketType::kGetData:
@@ -170,7 +170,7 @@ void Machine::receive(int id, const Flit& flit) {
         }
       }
       if (flit.tail && p.type == PacketType::kPutData && p.last)
-        n.dma.service.push_back(Send{PacketType::kAck, p.src, 0, 0, 0, 0, now_});
+        n.dma.push_service(Send{PacketType::kAck, p.src, 0, 0, 0, 0, now_});
       break;
   }
   if (flit.tail) mesh_.free_packet(flit.packet);
@@ -180,7 +180,7 @@ void Machine::memory_receive(const Flit& flit) {
   Packet& p = mesh_.packet(flit.packet);
   const uint64_t ready = now_ + static_cast<uint64_t>(config_.main_memory_latency_cycles);
   if (p.type == PacketType::kGetReq) {
-    memory_dma_.service.push_back(
+    memory_dma_.push_service(
         Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, ready});
   } else if (p.type == PacketType::kPutData) {
     if (flit.index > 0) {
@@ -189,7 +189,7 @@ void Machine::memory_receive(const Flit& flit) {
       std::memcpy(main_memory_.data() + p.addr + off, &flit.data, bytes);
     }
     if (flit.tail && p.last)
-      memory_dma_.service.push_back(Send{PacketType::kAck, p.src, 0, 0, 0, 0, ready});
+      memory_dma_.push_service(Send{PacketType::kAck, p.src, 0, 0, 0, 0, ready});
   }
   if (flit.tail) mesh_.free_packet(flit.packet);
 }
@@ -209,7 +209,7 @@ void Machine::memory_step() {
     d.tokens -= fb;
   }
   if (send_flit(0, kMemPort, d, d.service.front(), main_memory_.data(), nodes_count_))
-    d.service.pop_front();
+    d.pop_service();
   if (d.next_index == 0) d.inject_owner = 0;
 }
 
