@@ -13,6 +13,10 @@ namespace conveyor::sim {
 
 using isa::Op;
 
+// load() returns the value, or this when the load cannot complete this cycle (a stall): keeping
+// the flag out of memory keeps the hot switch free of address-taken locals.
+constexpr uint64_t kNotRetired = 1ull << 32;
+
 void Machine::fault(int id, uint32_t pc, const std::string& cause) const {
   throw SimFault(fmt::format("node {} pc 0x{:08x}: {}", id, pc, cause));
 }
@@ -21,14 +25,13 @@ bool Machine::own_dma_done(const Node& n) const {
   return n.sb.empty() && n.sb_req.empty() && n.dma.idle();
 }
 
-uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& retire) {
+uint64_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size) {
   if (addr & (size - 1))
     fault(id, n.pc, fmt::format("misaligned {}-byte load from 0x{:08x}", size, addr));
   if (addr >= mem_size_) {
     uint32_t value = 0;
     if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd && size == 4) {
-      retire = mmio_load(n, id, addr - mmio::kBase, value);
-      return value;
+      return mmio_load(n, id, addr - mmio::kBase, value) ? value : kNotRetired;
     }
     fault(id, n.pc,
           fmt::format("load from 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
@@ -36,8 +39,7 @@ uint32_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size, bool& reti
   if (n.watch && n.dma.completed < n.watch_command &&
       overlaps(addr, size, watch_low(n), n.watch_hi)) {
     stall(n, StallCause::kGetWait);
-    retire = false;
-    return 0;
+    return kNotRetired;
   }
   uint8_t bytes[4] = {};
   const uint8_t* src = n.mem + addr;
@@ -301,13 +303,15 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       if (a >= b) next = pc + imm;
       break;
     case Op::kLb: {
-      uint32_t v = load(n, id, a + imm, 1, retire);
-      if (retire) x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(v));
+      const uint64_t v = load(n, id, a + imm, 1);
+      if (v == kNotRetired) retire = false;
+      else x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
       break;
     }
     case Op::kLh: {
-      uint32_t v = load(n, id, a + imm, 2, retire);
-      if (retire) x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(v));
+      const uint64_t v = load(n, id, a + imm, 2);
+      if (v == kNotRetired) retire = false;
+      else x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
       break;
     }
     case Op::kLw: {
@@ -316,18 +320,21 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
         std::memcpy(&x[in.rd], n.mem + addr, 4);
         break;
       }
-      uint32_t v = load(n, id, addr, 4, retire);
-      if (retire) x[in.rd] = v;
+      const uint64_t v = load(n, id, addr, 4);
+      if (v == kNotRetired) retire = false;
+      else x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kLbu: {
-      uint32_t v = load(n, id, a + imm, 1, retire);
-      if (retire) x[in.rd] = v;
+      const uint64_t v = load(n, id, a + imm, 1);
+      if (v == kNotRetired) retire = false;
+      else x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kLhu: {
-      uint32_t v = load(n, id, a + imm, 2, retire);
-      if (retire) x[in.rd] = v;
+      const uint64_t v = load(n, id, a + imm, 2);
+      if (v == kNotRetired) retire = false;
+      else x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kSb:

@@ -58,7 +58,7 @@ class Machine {
   // core/core.cpp
   void run_cycles();
   void step_core(Node& n, int id);
-  uint32_t load(Node& n, int id, uint32_t addr, uint32_t size, bool& retire);
+  uint64_t load(Node& n, int id, uint32_t addr, uint32_t size);
   bool store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t value);
   bool mmio_load(Node& n, int id, uint32_t reg, uint32_t& value);
   bool mmio_store(Node& n, int id, uint32_t reg, uint32_t value);
