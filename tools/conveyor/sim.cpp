@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <exception>
@@ -216,6 +217,11 @@ void run_command(const RunOptions& o) {
                    percent(row["sb_put_data_fraction"].get<double>()) + " / " +
                        percent(row["sb_put_request_fraction"].get<double>())});
     table.add_row({"network flits", std::to_string(r.network_flits)});
+    if (!r.router_flits.empty()) {
+      auto busiest = std::max_element(r.router_flits.begin(), r.router_flits.end());
+      table.add_row({"busiest router (flits forwarded)",
+                     fmt::format("{} ({})", busiest - r.router_flits.begin(), *busiest)});
+    }
     table.add_row({"simulated instructions/s (host)",
                    fixed(row["instructions_per_second"].get<double>() / 1e6, 1) + " M"});
     table.add_row({"simulated instructions/CPU-s (host)",

@@ -304,14 +304,18 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       break;
     case Op::kLb: {
       const uint64_t v = load(n, id, a + imm, 1);
-      if (v == kNotRetired) retire = false;
-      else x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
+      if (v == kNotRetired)
+        retire = false;
+      else
+        x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
       break;
     }
     case Op::kLh: {
       const uint64_t v = load(n, id, a + imm, 2);
-      if (v == kNotRetired) retire = false;
-      else x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
+      if (v == kNotRetired)
+        retire = false;
+      else
+        x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
       break;
     }
     case Op::kLw: {
@@ -321,20 +325,26 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
         break;
       }
       const uint64_t v = load(n, id, addr, 4);
-      if (v == kNotRetired) retire = false;
-      else x[in.rd] = static_cast<uint32_t>(v);
+      if (v == kNotRetired)
+        retire = false;
+      else
+        x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kLbu: {
       const uint64_t v = load(n, id, a + imm, 1);
-      if (v == kNotRetired) retire = false;
-      else x[in.rd] = static_cast<uint32_t>(v);
+      if (v == kNotRetired)
+        retire = false;
+      else
+        x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kLhu: {
       const uint64_t v = load(n, id, a + imm, 2);
-      if (v == kNotRetired) retire = false;
-      else x[in.rd] = static_cast<uint32_t>(v);
+      if (v == kNotRetired)
+        retire = false;
+      else
+        x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
     case Op::kSb:

@@ -180,8 +180,7 @@ void Machine::memory_receive(const Flit& flit) {
   Packet& p = mesh_.packet(flit.packet);
   const uint64_t ready = now_ + static_cast<uint64_t>(config_.main_memory_latency_cycles);
   if (p.type == PacketType::kGetReq) {
-    memory_dma_.push_service(
-        Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, ready});
+    memory_dma_.push_service(Send{PacketType::kGetData, p.src, p.addr, p.addr2, p.bytes, 0, ready});
   } else if (p.type == PacketType::kPutData) {
     if (flit.index > 0) {
       uint32_t off = (flit.index - 1u) * static_cast<uint32_t>(config_.flit_bytes);
