@@ -24,7 +24,10 @@ static int32_t gen(int src, int dst, int k, int round) {
 
 int main(void) {
   const int id = MC_node_id(), p = MC_nodes();
-  if (p > MAX_NODES) return 2;
+  if (p > MAX_NODES) {
+    if (id == 0) printf("alltoall: FAIL (at most %d nodes)\n", MAX_NODES);
+    return 2;
+  }
   MC_barrier();
   MC_roi_begin();
   for (int round = 0; round < ROUNDS; ++round) {

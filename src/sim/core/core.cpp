@@ -30,7 +30,10 @@ uint64_t Machine::load(Node& n, int id, uint32_t addr, uint32_t size) {
     fault(id, n.pc, fmt::format("misaligned {}-byte load from 0x{:08x}", size, addr));
   if (addr >= mem_size_) {
     uint32_t value = 0;
-    if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd && size == 4) {
+    if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd) {
+      if (size != 4)
+        fault(id, n.pc,
+              fmt::format("{}-byte load from MMIO register 0x{:08x} (32-bit only)", size, addr));
       return mmio_load(n, id, addr - mmio::kBase, value) ? value : kNotRetired;
     }
     fault(id, n.pc,
@@ -64,8 +67,12 @@ bool Machine::store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t valu
   if (addr & (size - 1))
     fault(id, n.pc, fmt::format("misaligned {}-byte store to 0x{:08x}", size, addr));
   if (addr >= mem_size_) {
-    if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd && size == 4)
+    if (addr >= mmio::kBase && addr - mmio::kBase < mmio::kEnd) {
+      if (size != 4)
+        fault(id, n.pc,
+              fmt::format("{}-byte store to MMIO register 0x{:08x} (32-bit only)", size, addr));
       return mmio_store(n, id, addr - mmio::kBase, value);
+    }
     fault(id, n.pc,
           fmt::format("store to 0x{:08x} outside local memory ({} B) and MMIO", addr, mem_size_));
   }

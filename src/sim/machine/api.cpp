@@ -130,7 +130,8 @@ void validate(const SimConfig& c) {
         "main_memory_latency_cycles must be 0 to 1e6");
   check(c.main_memory_bytes_per_cycle >= 1 && c.main_memory_bytes_per_cycle <= 4096,
         "main_memory_bytes_per_cycle must be 1 to 4096");
-  check(c.max_cycles >= 1, "max_cycles must be at least 1");
+  // Flits carry the low 32 bits of their ready cycle.
+  check(c.max_cycles >= 1 && c.max_cycles <= 4'000'000'000ull, "max_cycles must be 1 to 4e9");
 }
 
 SimResult run_elf_image(const SimConfig& config, const std::vector<uint8_t>& file,
