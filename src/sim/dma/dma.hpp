@@ -27,23 +27,23 @@ struct Send {
 };
 
 struct Dma {
+  int q_count = 0;        ///< commands queued (the front one may be in flight)
+  int inject_owner = 0;   ///< 0 between packets, 1 own command, 2 service job
+  int service_count = 0;  ///< service.size(), at hand for the per-cycle check
+  int q_head = 0;
   std::vector<DmaCommand> queue;  ///< ring of capacity dma_queue_depth
-  int q_head = 0, q_count = 0;
-  bool active = false;    ///< queue front is in flight
-  bool sending = false;   ///< its flits are still being injected
-  Send own;               ///< the active command's packets; own.sent is the detector's head
-  uint32_t received = 0;  ///< bytes of the active GET written into local memory
+  bool active = false;            ///< queue front is in flight
+  bool sending = false;           ///< its flits are still being injected
+  Send own;                       ///< the active command's packets; own.sent is the detector's head
+  uint32_t received = 0;          ///< bytes of the active GET written into local memory
   uint64_t started = 0, completed = 0;  ///< commands started / completed, in order
   std::deque<Send> service;
   // Injection: a packet's flits must stay contiguous in the local input buffer (wormhole).
-  int inject_owner = 0;  ///< 0 between packets, 1 own command, 2 service job
   bool prefer_service = false;
   uint32_t packet = 0;
   uint16_t next_index = 0, packet_flits = 0;
   uint32_t packet_bytes = 0, packet_read = 0;
   uint64_t tokens = 0;  ///< main memory: bandwidth budget in bytes
-
-  int service_count = 0;  ///< service.size(), at hand for the per-cycle check
 
   bool idle() const { return q_count == 0; }
   /// Anything to do this cycle: a command, a packet half injected, a job to serve.

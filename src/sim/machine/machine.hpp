@@ -21,26 +21,29 @@ struct PendingPut {  ///< split mode: a blocking PUT the core issued that has no
 };
 
 struct Node {
-  uint32_t x[32] = {};
+  // Read every cycle by the loop and the core: kept together at the front (cache lines).
   uint32_t pc = 0;
-  uint8_t* mem = nullptr;
   bool halted = false;
   bool in_roi = true;
   bool at_barrier = false;
-  uint64_t barrier_target = 0;
-  uint64_t sleep_since = 0, wake = 0;  ///< at a barrier: arrival cycle and release cycle
-  uint64_t wait_command = 0;     ///< >0: stalled until dma.completed >= this (a blocking transfer)
-  uint64_t commands_issued = 0;  ///< DMA commands the core executed
-  uint64_t retired = 0;
-  uint64_t roi_retired = 0;  ///< `retired` when the region of interest began
-  uint64_t seq = 0;          ///< store program order
-  uint32_t shadow[5] = {};   ///< DMA registers as the core wrote them (not yet drained)
-  uint32_t regs[5] = {};     ///< DMA registers as the controller holds them
-  SbQueue sb, sb_req;
+  bool watch = false;  ///< watch_get: a blocking GET the core ran past is being watched
   int sb_data = 0, sb_requests = 0;  ///< entries of each kind buffered
-  std::vector<PendingPut> pending;   ///< split mode
-  // watch_get: the blocking GET the core ran past.
-  bool watch = false;
+  uint8_t* mem = nullptr;
+  uint64_t wake = 0;          ///< at a barrier: the release cycle
+  uint64_t wait_command = 0;  ///< >0: stalled until dma.completed >= this (a blocking transfer)
+  uint64_t retired = 0;
+  uint32_t x[32] = {};
+  SbQueue sb;
+  // Touched when something happens.
+  uint64_t sleep_since = 0;  ///< at a barrier: the arrival cycle
+  uint64_t barrier_target = 0;
+  uint64_t commands_issued = 0;  ///< DMA commands the core executed
+  uint64_t roi_retired = 0;      ///< `retired` when the region of interest began
+  uint64_t seq = 0;              ///< store program order
+  uint32_t shadow[5] = {};       ///< DMA registers as the core wrote them (not yet drained)
+  uint32_t regs[5] = {};         ///< DMA registers as the controller holds them
+  SbQueue sb_req;
+  std::vector<PendingPut> pending;  ///< split mode
   uint64_t watch_command = 0;
   uint64_t watch_seq = 0;  ///< program order of the GET's command store
   uint32_t watch_lo = 0, watch_hi = 0;

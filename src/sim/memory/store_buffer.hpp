@@ -54,10 +54,10 @@ class SbQueue {
   }
 
  private:
-  std::vector<SbEntry> slots_;
+  int count_ = 0;  // first: empty() is checked by every load
   int capacity_ = 0;
   int head_ = 0;
-  int count_ = 0;
+  std::vector<SbEntry> slots_;
 };
 
 inline bool overlaps(uint32_t a, uint32_t a_size, uint32_t lo, uint32_t hi) {
