@@ -19,14 +19,21 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The main job: what this machine has, how fast memory moves per thread count, and the offload costs
-# (writes the calibration used by the rest of Conveyor), with figures under $(RESULTS)/.
+# (writes the calibration used by the rest of Conveyor); then a checked block Cholesky on every device
+# found (gemm offloaded, with its timeline) and the store-buffer sweep of the manycore simulator.
+# Figures and JSON results go under $(RESULTS)/.
 run: build
 	@mkdir -p $(RESULTS)
 	$(CONVEYOR) devices
 	$(CONVEYOR) stream --threads 1-$(shell nproc) --json-out $(RESULTS)/stream.json
 	$(CONVEYOR) probe --json-out $(RESULTS)/probe.json
+	$(CONVEYOR) cholesky --n 2048 --block 256 --devices all --offload gemm --check \
+	  --trace $(RESULTS)/cholesky-trace.json --json-out $(RESULTS)/cholesky.json
+	$(CONVEYOR) sim sweep --json-out $(RESULTS)/sim_sweep.json
 	$(CONVEYOR) plot $(RESULTS)/stream.json -o $(RESULTS)/stream.png
 	$(CONVEYOR) plot $(RESULTS)/probe.json -o $(RESULTS)/probe.png
+	$(CONVEYOR) plot $(RESULTS)/cholesky-trace.json -o $(RESULTS)/cholesky-trace.png
+	$(CONVEYOR) plot $(RESULTS)/sim_sweep.json -o $(RESULTS)/sim_sweep.png
 	@echo "figures and JSON results are in $(RESULTS)/"
 
 # Then the runtime's own small test binary again under ThreadSanitizer and AddressSanitizer (only
