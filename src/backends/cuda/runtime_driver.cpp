@@ -87,8 +87,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     const auto& peer = dynamic_cast<const CudaDriver&>(src_driver);
     use_device(ordinal_);
     Timed* t = begin(TimedOp::Kind::D2D, {});
-    CONVEYOR_CUDA_CHECK(
-        cudaMemcpyPeerAsync(dst, ordinal_, src, peer.ordinal_, bytes, lane_.get()));
+    CONVEYOR_CUDA_CHECK(cudaMemcpyPeerAsync(dst, ordinal_, src, peer.ordinal_, bytes, lane_.get()));
     end(t);
   }
 

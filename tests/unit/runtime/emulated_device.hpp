@@ -54,6 +54,14 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     push(
         [dst, src] { copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
   }
+  // Emulated devices share the host's address space, so they "peer copy" with each other.
+  bool can_peer_from(const runtime::DeviceDriver& other) const override {
+    return dynamic_cast<const EmulatedDevice*>(&other) != nullptr && &other != this;
+  }
+  void enqueue_peer(void* dst, const runtime::DeviceDriver&, const void* src,
+                    std::size_t bytes) override {
+    push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+  }
   void launch(const Codelet::Impl& codelet, TaskContext& ctx, std::string_view) override {
     ctx.stream_ = this;
     TaskContext copy = ctx;
