@@ -107,7 +107,8 @@ void print_table3(std::ostream& out, const json& rows) {
     return it == dispatch.end() ? std::string("-") : sig((*it->second)["enqueue_us"]);
   });
   table.print(out);
-  out << "Td: empty kernel, launch + wait (best of several windows). Tm: attach fit intercept - Td.\n"
+  out << "Td: empty kernel, launch + wait (best of several windows). Tm: attach fit intercept - "
+         "Td.\n"
          "BW: bytes read + written by the memory task at the largest sizes / its time.\n\n";
 }
 

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "commands.hpp"
-#include "stream_pipeline.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
+#include "stream_pipeline.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -310,10 +310,10 @@ void add_stream_command(CLI::App& app) {
   auto pipeline = add_stream_pipeline_options(*command);  // --pipeline: stream_pipeline.cpp
   command->callback([o, pipeline, command] {
     if (pipeline->mover.empty()) return run(*o);
-    run_stream_pipeline(*pipeline, {o->threads, o->bind, o->variant, o->elements, o->size,
-                                    o->kernels, o->repeats, command->count("--repeats") > 0,
-                                    command->count("--kernels") > 0,
-                                    command->count("--variant") > 0, o->output});
+    run_stream_pipeline(
+        *pipeline, {o->threads, o->bind, o->variant, o->elements, o->size, o->kernels, o->repeats,
+                    command->count("--repeats") > 0, command->count("--kernels") > 0,
+                    command->count("--variant") > 0, o->output});
   });
 }
 

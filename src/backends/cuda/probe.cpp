@@ -31,22 +31,6 @@ double host_seconds(Work&& work) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-const char* model_name(MemoryModel model) {
-  switch (model) {
-    case MemoryModel::Host:
-      return "host";
-    case MemoryModel::Pageable:
-      return "pageable";
-    case MemoryModel::Pinned:
-      return "pinned";
-    case MemoryModel::Mapped:
-      return "mapped";
-    case MemoryModel::Svm:
-      return "svm";
-  }
-  return "unknown";
-}
-
 class CudaProbeTarget final : public ProbeTarget {
  public:
   explicit CudaProbeTarget(const CudaDevice& device)
@@ -205,7 +189,7 @@ class CudaProbeTarget final : public ProbeTarget {
         return pinned_.reserve(bytes);
       default:
         throw UsageError(fmt::format("{} supports pageable, pinned and mapped host memory, not {}",
-                                     id_, model_name(model)));
+                                     id_, to_string(model)));
     }
   }
 

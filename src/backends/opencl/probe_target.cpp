@@ -22,34 +22,6 @@ __kernel void touch(__global float* x, float scale, float offset, ulong n) {
 
 constexpr std::size_t kTaskLocal = 256;
 
-const char* direction_name(Direction direction) {
-  switch (direction) {
-    case Direction::HostToDevice:
-      return "h2d";
-    case Direction::DeviceToHost:
-      return "d2h";
-    case Direction::DeviceToDevice:
-      return "d2d";
-  }
-  return "unknown";
-}
-
-const char* model_name(MemoryModel model) {
-  switch (model) {
-    case MemoryModel::Host:
-      return "host";
-    case MemoryModel::Pageable:
-      return "pageable";
-    case MemoryModel::Pinned:
-      return "pinned";
-    case MemoryModel::Mapped:
-      return "mapped";
-    case MemoryModel::Svm:
-      return "svm";
-  }
-  return "unknown";
-}
-
 void launch_empty(cl_command_queue queue, cl_kernel kernel) {
   const std::size_t one = 1;
   CONVEYOR_CL_CHECK(
@@ -88,7 +60,7 @@ std::vector<Direction> OpenCLProbeTarget::directions(MemoryModel model) const {
 void OpenCLProbeTarget::check_model(MemoryModel model) const {
   auto models = memory_models();
   if (std::find(models.begin(), models.end(), model) == models.end())
-    throw UsageError(fmt::format("memory model '{}' is not available on {} ({})", model_name(model),
+    throw UsageError(fmt::format("memory model '{}' is not available on {} ({})", to_string(model),
                                  facts().id, facts().name));
 }
 
@@ -105,7 +77,7 @@ double OpenCLProbeTarget::transfer(Direction direction, MemoryModel model, std::
   auto supported = directions(model);  // checks the model too
   if (std::find(supported.begin(), supported.end(), direction) == supported.end())
     throw UsageError(fmt::format("{} has no {} transfer under the {} model", facts().id,
-                                 direction_name(direction), model_name(model)));
+                                 to_string(direction), to_string(model)));
   check_bytes(bytes, "transfer");
   if (direction == Direction::DeviceToDevice) {
     // Both buffers the same size, so that swapping them (below) never forces a reallocation.
