@@ -36,16 +36,16 @@ run: build
 	$(CONVEYOR) plot $(RESULTS)/sim_sweep.json -o $(RESULTS)/sim_sweep.png
 	@echo "figures and JSON results are in $(RESULTS)/"
 
-# Then the runtime's own small test binary again under ThreadSanitizer and AddressSanitizer (only
-# that target is built in those presets, without the OpenCL backend to keep CI short: the runtime is
-# tested there on emulated devices).
+# The runtime's own small test binary under ThreadSanitizer and AddressSanitizer (only that target is
+# built in those presets, without the OpenCL backend to keep CI short: the runtime is tested there on
+# emulated devices), then the whole suite, whose ctest summary closes the output.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	for p in tsan asan; do \
 	  cmake --preset $$p -DCONVEYOR_WITH_OPENCL=OFF > /dev/null && \
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
 	  build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 clean:
 	rm -rf build
