@@ -140,15 +140,21 @@ TEST(RuntimeDependencies, HigherPriorityRunsFirstAmongReadyTasks) {
   Data g = rt.register_vector(&gate, 1, "gate");
   std::vector<int> order;
   std::mutex m;
+  // The block task holds the only worker until every note is queued (or, if the worker has not
+  // taken it yet, the notes outrank it): either way the notes run in priority order, whatever the
+  // timing.
+  std::atomic<bool> released{false};
   Codelet block("block");
-  block.cpu([](const TaskContext&) { std::this_thread::sleep_for(std::chrono::milliseconds(20)); });
+  block.cpu([&](const TaskContext&) { released.wait(false); });
   Codelet note("note");
   note.cpu([&](const TaskContext& t) {
     std::lock_guard lock(m);
     order.push_back(t.args<int>());
   });
-  rt.submit(block, {{g, Access::Write}});  // occupies the only worker while the others queue
+  rt.submit(block, {{g, Access::Write}});
   for (int p : {1, 5, 3}) rt.submit(note, {}, p, {}, std::as_bytes(std::span(&p, 1)));
+  released = true;
+  released.notify_all();
   rt.wait_all();
   EXPECT_EQ(order, (std::vector<int>{5, 3, 1}));
 }
