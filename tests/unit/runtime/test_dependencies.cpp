@@ -140,18 +140,21 @@ TEST(RuntimeDependencies, HigherPriorityRunsFirstAmongReadyTasks) {
   Data g = rt.register_vector(&gate, 1, "gate");
   std::vector<int> order;
   std::mutex m;
-  // The block task holds the only worker until every note is queued (or, if the worker has not
-  // taken it yet, the notes outrank it): either way the notes run in priority order, whatever the
-  // timing.
-  std::atomic<bool> released{false};
+  // The block task holds the only worker, whatever the timing, until every note is queued.
+  std::atomic<bool> entered{false}, released{false};
   Codelet block("block");
-  block.cpu([&](const TaskContext&) { released.wait(false); });
+  block.cpu([&](const TaskContext&) {
+    entered = true;
+    entered.notify_all();
+    released.wait(false);
+  });
   Codelet note("note");
   note.cpu([&](const TaskContext& t) {
     std::lock_guard lock(m);
     order.push_back(t.args<int>());
   });
   rt.submit(block, {{g, Access::Write}});
+  entered.wait(false);
   for (int p : {1, 5, 3}) rt.submit(note, {}, p, {}, std::as_bytes(std::span(&p, 1)));
   released = true;
   released.notify_all();
