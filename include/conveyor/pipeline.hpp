@@ -126,6 +126,8 @@ class DeviceStream {
  public:
   virtual ~DeviceStream() = default;
   /// Runs a STREAM kernel over host arrays a, b, c of n doubles; returns the dot product for Dot.
+  /// A stream may page-lock the arrays in place and keep them so until it is destroyed (CUDA
+  /// does): destroy it before freeing them.
   virtual double run(StreamKernel kernel, double* a, double* b, double* c, std::size_t n,
                      double scalar) = 0;
   virtual std::string describe() const = 0;

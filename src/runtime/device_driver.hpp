@@ -57,6 +57,11 @@ class DeviceDriver {
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* block) noexcept = 0;
 
+  /// Page-locks [ptr, ptr + bytes) so that copies to and from it run at link speed; returns
+  /// whether it did (then unpin_host(ptr) must follow). Any thread; false where it would not help.
+  virtual bool pin_host(void* /*ptr*/, std::size_t /*bytes*/) { return false; }
+  virtual void unpin_host(void* /*ptr*/) noexcept {}
+
   // The lane: only the device's driver thread calls these. Work runs in the order enqueued.
   virtual void enqueue_h2d(void* dst, const HostRegion& src) = 0;
   virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;

@@ -154,6 +154,7 @@ Runtime::Impl::~Impl() {
     } catch (const std::exception&) {
       // A destructor cannot report; wait_all() and unregister() are where errors surface.
     }
+    unpin(*d);
   }
   {
     std::lock_guard lock(mutex_);
@@ -186,6 +187,7 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
   state->host = static_cast<char*>(ptr);
   state->name = std::move(name);
   state->parent = parent;
+  if (!parent) pin(*state);
   coherence_->init(*state);
   {
     std::lock_guard lock(registry_mutex_);
@@ -193,6 +195,22 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
     registry_.push_back(state);
   }
   return Data(std::move(state));
+}
+
+// Host memory spanned by the data: the last column ends `rows` elements after its start.
+void Runtime::Impl::pin(detail::DataState& d) {
+  const std::size_t span = ((d.cols - 1) * d.ld + d.rows) * d.elem_size;
+  if (options_.pin_host_bytes == 0 || span < options_.pin_host_bytes) return;
+  for (auto& driver : drivers_)
+    if (driver->pin_host(d.host, span)) {
+      d.pinned_by = driver.get();
+      return;
+    }
+}
+
+void Runtime::Impl::unpin(detail::DataState& d) noexcept {
+  if (d.pinned_by) d.pinned_by->unpin_host(d.host);
+  d.pinned_by = nullptr;
 }
 
 std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() const {
@@ -277,6 +295,7 @@ void Runtime::Impl::unregister(Data& data) {
     throw;
   }
   d.registered.store(false, std::memory_order_release);
+  unpin(d);
   {
     std::lock_guard lock(registry_mutex_);
     std::size_t slot = d.registry_slot;

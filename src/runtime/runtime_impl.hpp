@@ -95,6 +95,9 @@ class Runtime::Impl {
   detail::DataState& check_data(const Data& data, std::string_view use) const;
   void write_back_all();
   std::vector<std::shared_ptr<detail::DataState>> registered() const;
+  // Page-locks a root data's host memory through the first driver that can (pin_host_bytes).
+  void pin(detail::DataState& d);
+  void unpin(detail::DataState& d) noexcept;
 
   RuntimeOptions options_;
   std::chrono::steady_clock::time_point epoch_;

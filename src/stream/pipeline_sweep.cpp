@@ -139,10 +139,11 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   if (o.elements == 0) throw UsageError("pipeline sweep: no elements");
   PipelineSweep sweep;
   const bool on_device = device_mover(o.mover);
+  // Declared before the device stream, which may keep them page-locked until it is destroyed.
+  HostArray a, b, c;
   std::unique_ptr<DeviceStream> device;
   if (on_device) {
     device = make_device_stream(o.mover, {o.block_bytes, o.depth});
-    sweep.notes.push_back(device->describe());
     sweep.notes.push_back(
         "device rows: the kernel runs on the device, host arrays staged through its copy queues; "
         "measured once per kernel and compared with the CPU-only run of each thread count");
@@ -150,8 +151,9 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
     make_mover(o.mover, o.mover_options);  // fails early (e.g. no DSA work queue)
   }
 
-  HostArray a = allocate_array(o.elements), b = allocate_array(o.elements),
-            c = allocate_array(o.elements);
+  a = allocate_array(o.elements);
+  b = allocate_array(o.elements);
+  c = allocate_array(o.elements);
   const int max_threads = *std::max_element(o.threads.begin(), o.threads.end());
   {
     ThreadTeam init(max_threads, ThreadTeam::placement(max_threads, o.binding));
@@ -171,6 +173,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         o.repeats, [&] { dot = device->run(k, a.get(), b.get(), c.get(), o.elements, scalar); });
     device_timings.emplace_back(k, t);
   }
+  if (device) sweep.notes.insert(sweep.notes.begin(), device->describe());
 
   for (int threads : o.threads) {
     ThreadTeam team(threads, ThreadTeam::placement(threads, o.binding));

@@ -2,6 +2,7 @@
 // non-blocking stream (copies and kernels of the tasks in flight); completion comes from a host
 // function enqueued on the stream (cudaLaunchHostFunc), so no thread polls; copies out for other
 // threads go through a second stream. Peer copies (cudaMemcpyPeerAsync) where the devices allow.
+// Large registered host data is page-locked in place (pin_host), so copies run at link speed.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -62,6 +63,18 @@ class CudaDriver final : public runtime::DeviceDriver {
   void deallocate(void* block) noexcept override {
     cudaSetDevice(ordinal_);
     cudaFree(block);
+  }
+
+  bool pin_host(void* ptr, std::size_t bytes) override {
+    use_device(ordinal_);
+    // Portable: the copies of every CUDA device see it as pinned, not only this one's.
+    if (cudaHostRegister(ptr, bytes, cudaHostRegisterPortable) == cudaSuccess) return true;
+    cudaGetLastError();  // already registered elsewhere or refused: copies stay pageable
+    return false;
+  }
+  void unpin_host(void* ptr) noexcept override {
+    cudaSetDevice(ordinal_);
+    cudaHostUnregister(ptr);
   }
 
   void enqueue_h2d(void* dst, const HostRegion& src) override {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,14 @@
 #include "runtime/testing.hpp"
 
 namespace conveyor::test {
+
+/// What an emulated device was asked to page-lock; shared so that a test can read it after the
+/// runtime (and the device) are gone.
+struct PinLog {
+  std::mutex mutex;
+  std::map<const void*, std::size_t> pinned;  ///< ranges pinned now
+  int pins = 0, unpins = 0;
+};
 
 class EmulatedDevice final : public runtime::DeviceDriver {
  public:
@@ -46,6 +55,19 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     frees_++;
     std::free(block);
   }
+
+  bool pin_host(void* ptr, std::size_t bytes) override {
+    std::lock_guard lock(pin_log_->mutex);
+    pin_log_->pinned[ptr] = bytes;
+    ++pin_log_->pins;
+    return true;
+  }
+  void unpin_host(void* ptr) noexcept override {
+    std::lock_guard lock(pin_log_->mutex);
+    pin_log_->pinned.erase(ptr);
+    ++pin_log_->unpins;
+  }
+  std::shared_ptr<PinLog> pin_log() const { return pin_log_; }
 
   void enqueue_h2d(void* dst, const runtime::HostRegion& src) override {
     push([dst, src] { copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src); });
@@ -122,6 +144,7 @@ class EmulatedDevice final : public runtime::DeviceDriver {
 
   std::string id_;
   std::uint64_t memory_;
+  std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> ops_;
