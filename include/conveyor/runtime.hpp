@@ -73,10 +73,6 @@ struct RuntimeOptions {
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Lower it to test what
   /// happens when device memory runs out.
   std::uint64_t device_memory_limit = 0;
-  /// Page-lock registered host data of at least this many bytes for the devices that copy faster
-  /// from pinned memory (CUDA: cudaHostRegister), from register to unregister; 0 = never. Pinning
-  /// costs time at register (about 0.1 s per GiB), pageable copies run at a fraction of the link.
-  std::uint64_t pin_host_bytes = std::uint64_t{1} << 20;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
 };
@@ -179,6 +175,20 @@ class Runtime {
                        std::string name = {}) {
     return register_matrix_bytes(ptr, sizeof(T), rows, cols, ld, std::move(name));
   }
+
+  /// Page-locks host memory [ptr, ptr + bytes) for the devices that copy faster from pinned memory
+  /// (CUDA: cudaHostRegister; copies from pageable memory run at a fraction of the link), until
+  /// unpin_host or the end of the runtime; returns whether a device did. Register data inside it
+  /// as usual. Pin a whole allocation once, before registering views of it: CUDA refuses
+  /// overlapping ranges, and a copy that spans pinned and unpinned pages fails. Costs about 0.1 s
+  /// per GiB.
+  ///
+  ///   std::vector<double> a(n * n);
+  ///   rt.pin_host(a.data(), a.size() * sizeof(double));   // `a` must outlive the runtime or the
+  ///                                                        // unpin_host
+  bool pin_host(void* ptr, std::size_t bytes);
+  /// Undoes pin_host(ptr, ...); throws UsageError when `ptr` was not pinned by this runtime.
+  void unpin_host(void* ptr);
 
   /// Splits a registered matrix into tiles of tile_rows x tile_cols without copying (each tile is a
   /// view of the user's memory with the matrix's ld). Waits for tasks using the matrix and brings

@@ -44,7 +44,6 @@ struct DataState {
   bool partitioned = false;     ///< a matrix whose tiles are registered (guarded by the graph lock)
   DataState* parent = nullptr;  ///< the matrix a tile belongs to
   std::size_t registry_slot = 0;  ///< position in the runtime's list of registered data
-  runtime::DeviceDriver* pinned_by = nullptr;  ///< the driver that page-locked `host`, if any
 
   std::mutex mutex;  ///< guards replicas
   std::vector<Replica> replicas;

@@ -143,6 +143,8 @@ TileGrid Runtime::partition(const Data& matrix, std::size_t tile_rows, std::size
 }
 void Runtime::unpartition(TileGrid& grid) { impl_->unpartition(grid); }
 void Runtime::unregister(Data& data) { impl_->unregister(data); }
+bool Runtime::pin_host(void* ptr, std::size_t bytes) { return impl_->pin_host(ptr, bytes); }
+void Runtime::unpin_host(void* ptr) { impl_->unpin_host(ptr); }
 TaskId Runtime::submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority,
                        std::string_view name, std::span<const std::byte> args) {
   return impl_->submit(codelet, accesses, priority, name, args);

@@ -154,8 +154,8 @@ Runtime::Impl::~Impl() {
     } catch (const std::exception&) {
       // A destructor cannot report; wait_all() and unregister() are where errors surface.
     }
-    unpin(*d);
   }
+  for (auto& [ptr, driver] : pinned_) driver->unpin_host(ptr);
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
@@ -187,7 +187,6 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
   state->host = static_cast<char*>(ptr);
   state->name = std::move(name);
   state->parent = parent;
-  if (!parent) pin(*state);
   coherence_->init(*state);
   {
     std::lock_guard lock(registry_mutex_);
@@ -197,20 +196,24 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
   return Data(std::move(state));
 }
 
-// Host memory spanned by the data: the last column ends `rows` elements after its start.
-void Runtime::Impl::pin(detail::DataState& d) {
-  const std::size_t span = ((d.cols - 1) * d.ld + d.rows) * d.elem_size;
-  if (options_.pin_host_bytes == 0 || span < options_.pin_host_bytes) return;
+bool Runtime::Impl::pin_host(void* ptr, std::size_t bytes) {
+  if (!ptr || bytes == 0) throw UsageError("pin_host: null pointer or 0 bytes");
+  std::lock_guard lock(registry_mutex_);
+  if (pinned_.count(ptr)) throw UsageError("pin_host: this memory is pinned already");
   for (auto& driver : drivers_)
-    if (driver->pin_host(d.host, span)) {
-      d.pinned_by = driver.get();
-      return;
+    if (driver->pin_host(ptr, bytes)) {
+      pinned_[ptr] = driver.get();
+      return true;
     }
+  return false;
 }
 
-void Runtime::Impl::unpin(detail::DataState& d) noexcept {
-  if (d.pinned_by) d.pinned_by->unpin_host(d.host);
-  d.pinned_by = nullptr;
+void Runtime::Impl::unpin_host(void* ptr) {
+  std::lock_guard lock(registry_mutex_);
+  auto it = pinned_.find(ptr);
+  if (it == pinned_.end()) throw UsageError("unpin_host: this memory was not pinned by pin_host");
+  it->second->unpin_host(ptr);
+  pinned_.erase(it);
 }
 
 std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() const {
@@ -295,7 +298,6 @@ void Runtime::Impl::unregister(Data& data) {
     throw;
   }
   d.registered.store(false, std::memory_order_release);
-  unpin(d);
   {
     std::lock_guard lock(registry_mutex_);
     std::size_t slot = d.registry_slot;

@@ -5,6 +5,7 @@
 // for its replicas.
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +29,8 @@ class Runtime::Impl {
   Impl(RuntimeOptions options, std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers);
   ~Impl();
 
+  bool pin_host(void* ptr, std::size_t bytes);
+  void unpin_host(void* ptr);
   Data register_data(void* ptr, std::size_t elem_size, std::size_t rows, std::size_t cols,
                      std::size_t ld, std::string name, detail::DataState* parent = nullptr);
   TileGrid partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols);
@@ -95,9 +98,6 @@ class Runtime::Impl {
   detail::DataState& check_data(const Data& data, std::string_view use) const;
   void write_back_all();
   std::vector<std::shared_ptr<detail::DataState>> registered() const;
-  // Page-locks a root data's host memory through the first driver that can (pin_host_bytes).
-  void pin(detail::DataState& d);
-  void unpin(detail::DataState& d) noexcept;
 
   RuntimeOptions options_;
   std::chrono::steady_clock::time_point epoch_;
@@ -108,6 +108,7 @@ class Runtime::Impl {
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;
+  std::map<void*, runtime::DeviceDriver*> pinned_;  // pin_host ranges and who pinned them
 
   mutable std::mutex mutex_;
   std::condition_variable done_cv_;  // all tasks finished / an acquire granted

@@ -128,57 +128,53 @@ TEST(RuntimeDeviceTasks, TilesOfAMatrixMoveWithTheirLeadingDimension) {
   EXPECT_EQ(rt->stats().h2d_copies, 2u);
 }
 
-// Large root data is page-locked through the device from register to unregister (or the end of
-// the runtime); tiles (views of pinned memory) and small data are not; 0 turns pinning off.
-TEST(RuntimeDeviceTasks, LargeDataIsPinnedWhileRegistered) {
+// pin_host page-locks through the device until unpin_host or the end of the runtime; tiles
+// registered inside pinned memory move as usual.
+TEST(RuntimeDeviceTasks, PinnedHostMemoryStaysPinnedUntilUnpinnedOrTheEnd) {
   auto device = std::make_unique<test::EmulatedDevice>("emu:0");
   std::shared_ptr<test::PinLog> log = device->pin_log();
   std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
   drivers.push_back(std::move(device));
-  RuntimeOptions options = offload_options(Coherence::Coherent);
-  options.pin_host_bytes = 4096;
-  auto rt = detail::RuntimeAccess::make(options, std::move(drivers));
+  auto rt = detail::RuntimeAccess::make(offload_options(Coherence::Coherent), std::move(drivers));
 
-  const std::size_t n = 30, ld = 32;  // spans (n - 1) * ld + n elements: 7664 bytes
-  std::vector<double> a(ld * n, 1.0), small(16, 1.0), kept(1024, 1.0);
-  Data m = rt->register_matrix(a.data(), n, n, ld, "a");
-  Data s = rt->register_vector(small.data(), small.size(), "small");
-  Data k = rt->register_vector(kept.data(), kept.size(), "kept");
+  const std::size_t n = 30, ld = 32;
+  std::vector<double> a(ld * n, 1.0), kept(64, 1.0);
+  EXPECT_TRUE(rt->pin_host(a.data(), a.size() * sizeof(double)));
+  EXPECT_TRUE(rt->pin_host(kept.data(), kept.size() * sizeof(double)));
+  EXPECT_THROW(rt->pin_host(a.data(), 8), UsageError);  // pinned already
+  EXPECT_THROW(rt->pin_host(nullptr, 8), UsageError);
   {
     std::lock_guard lock(log->mutex);
     EXPECT_EQ(log->pins, 2);
-    ASSERT_EQ(log->pinned.count(a.data()), 1u);
-    EXPECT_EQ(log->pinned[a.data()], ((n - 1) * ld + n) * sizeof(double));
-    EXPECT_EQ(log->pinned.count(kept.data()), 1u);
+    EXPECT_EQ(log->pinned[a.data()], a.size() * sizeof(double));
   }
+  Data m = rt->register_matrix(a.data(), n, n, ld, "a");
   TileGrid tiles = rt->partition(m, 15, 15);
   rt->submit(scale(), {{tiles.at(1, 1), Access::ReadWrite}});
   rt->unpartition(tiles);
-  EXPECT_EQ(log->pins, 2);  // tiles are views of the pinned matrix
   rt->unregister(m);
   EXPECT_EQ(a[29 + 29 * ld], 2.0);
+  EXPECT_EQ(a[0], 1.0);
+  rt->unpin_host(a.data());
+  EXPECT_THROW(rt->unpin_host(a.data()), UsageError);  // not pinned any more
   {
     std::lock_guard lock(log->mutex);
     EXPECT_EQ(log->pinned.count(a.data()), 0u);
     EXPECT_EQ(log->unpins, 1);
   }
-  rt.reset();  // `kept` is still registered: the runtime unpins it on the way out
+  rt.reset();  // `kept` is still pinned: the runtime unpins it on the way out
   EXPECT_TRUE(log->pinned.empty());
   EXPECT_EQ(log->unpins, 2);
 }
 
-TEST(RuntimeDeviceTasks, PinningCanBeTurnedOff) {
-  auto device = std::make_unique<test::EmulatedDevice>("emu:0");
-  std::shared_ptr<test::PinLog> log = device->pin_log();
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
-  drivers.push_back(std::move(device));
-  RuntimeOptions options = offload_options(Coherence::Coherent);
-  options.pin_host_bytes = 0;
-  auto rt = detail::RuntimeAccess::make(options, std::move(drivers));
-  std::vector<double> x(1 << 18, 1.0);
-  Data dx = rt->register_vector(x.data(), x.size(), "x");
-  rt->unregister(dx);
-  EXPECT_EQ(log->pins, 0);
+TEST(RuntimeDeviceTasks, PinningWithoutADeviceDoesNothing) {
+  RuntimeOptions options;
+  options.cpus = 1;
+  options.pin = false;
+  Runtime rt(options);
+  std::vector<double> x(1024, 1.0);
+  EXPECT_FALSE(rt.pin_host(x.data(), x.size() * sizeof(double)));
+  EXPECT_THROW(rt.unpin_host(x.data()), UsageError);
 }
 
 TEST(RuntimeDeviceTasks, EverySchedulerGivesTheSameResult) {
