@@ -46,7 +46,9 @@ int main(void) {
       volatile Message* in = &inbox[t % SLOTS];
       while (in->seq != t) {
       }
-      for (int k = 0; k < N; ++k) work.data[k] = stage(in->data[k], id);
+      __asm__ volatile("" ::: "memory"); /* the data arrived before seq: plain loads from here */
+      const int32_t* data = (const int32_t*)in->data;
+      for (int k = 0; k < N; ++k) work.data[k] = stage(data[k], id);
       ack_word = t; /* the slot is read: the previous node may reuse it */
       MC_dma_put(id - 1, (void*)&acked, &ack_word, sizeof(ack_word));
     }
