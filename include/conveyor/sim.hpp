@@ -67,6 +67,11 @@ struct NodeStats {
   uint64_t sb_put_cycles = 0;       ///< ... with any store buffered (seed figure 6)
   uint64_t sb_put_data_cycles = 0;  ///< ... with a data store buffered (figure 7)
   uint64_t sb_put_req_cycles = 0;   ///< ... with a DMA-request store buffered (figure 8)
+  /// Cycles the buffer's head could not leave: a data store held by the violation detector (its
+  /// bytes not yet read by the blocking PUT, or not yet arrived for a watched GET) ...
+  uint64_t sb_held_data_cycles = 0;
+  /// ... or a DMA-request store waiting for the earlier transfer to complete.
+  uint64_t sb_held_request_cycles = 0;
   uint64_t dma_puts = 0, dma_gets = 0, dma_bytes = 0;
   uint64_t roi_begin = 0, roi_end = 0;
   int exit_code = -1;

@@ -159,13 +159,15 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   for (int c = 0; c < static_cast<int>(StallCause::kCount); ++c)
     stalls[std::string(stall_cause_name(static_cast<StallCause>(c))) + "_cycles"] = r.stalls[c];
   j["stalls"] = stalls;
-  uint64_t occ = 0, put = 0, sb_put = 0, data = 0, req = 0, maxocc = 0;
+  uint64_t occ = 0, put = 0, sb_put = 0, data = 0, req = 0, maxocc = 0, held_data = 0, held_req = 0;
   for (const NodeStats& n : r.nodes) {
     occ += n.sb_occupancy_sum;
     put += n.put_cycles;
     sb_put += n.sb_put_cycles;
     data += n.sb_put_data_cycles;
     req += n.sb_put_req_cycles;
+    held_data += n.sb_held_data_cycles;
+    held_req += n.sb_held_request_cycles;
     maxocc = std::max<uint64_t>(maxocc, n.sb_max_occupancy);
   }
   const double node_cycles = static_cast<double>(r.cycles) * static_cast<double>(r.nodes.size());
@@ -181,6 +183,8 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   j["sb_put_fraction"] = share(sb_put);
   j["sb_put_data_fraction"] = share(data);
   j["sb_put_request_fraction"] = share(req);
+  j["sb_held_data_cycles"] = held_data;
+  j["sb_held_request_cycles"] = held_req;
   j["network_flits"] = r.network_flits;
   j["router_flits"] = r.router_flits;
   j["passed"] = r.passed;
@@ -202,6 +206,8 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
                          {"put_cycles", n.put_cycles},
                          {"sb_put_data_cycles", n.sb_put_data_cycles},
                          {"sb_put_request_cycles", n.sb_put_req_cycles},
+                         {"sb_held_data_cycles", n.sb_held_data_cycles},
+                         {"sb_held_request_cycles", n.sb_held_request_cycles},
                          {"dma_puts", n.dma_puts},
                          {"dma_gets", n.dma_gets},
                          {"dma_bytes", n.dma_bytes}};

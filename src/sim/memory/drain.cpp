@@ -55,24 +55,34 @@ void Machine::drain(Node& n, int id) {
 
 void Machine::drain_one(Node& n, int id) {
   if (config_.split_requests) {
-    if (!n.sb.empty() && !data_hazard(n, n.sb.front())) {
-      const SbEntry& e = n.sb.front();
-      std::memcpy(n.mem + e.addr, &e.value, e.size);
-      n.sb.pop();
-      --n.sb_data;
+    if (!n.sb.empty()) {
+      if (!data_hazard(n, n.sb.front())) {
+        const SbEntry& e = n.sb.front();
+        std::memcpy(n.mem + e.addr, &e.value, e.size);
+        n.sb.pop();
+        --n.sb_data;
+      } else {
+        n.stats.sb_held_data_cycles += n.in_roi;
+      }
     }
-    if (!n.sb_req.empty() && n.dma.idle() &&
-        (n.sb.empty() || n.sb.front().seq > n.sb_req.front().seq)) {
-      SbEntry e = n.sb_req.front();
-      n.sb_req.pop();
-      --n.sb_requests;
-      apply_request(n, id, e);
+    if (!n.sb_req.empty()) {
+      if (!n.dma.idle()) {
+        n.stats.sb_held_request_cycles += n.in_roi;
+      } else if (n.sb.empty() || n.sb.front().seq > n.sb_req.front().seq) {
+        SbEntry e = n.sb_req.front();
+        n.sb_req.pop();
+        --n.sb_requests;
+        apply_request(n, id, e);
+      }
     }
     return;
   }
   const SbEntry& e = n.sb.front();
   if (e.request) {
-    if (!n.dma.idle()) return;
+    if (!n.dma.idle()) {
+      n.stats.sb_held_request_cycles += n.in_roi;
+      return;
+    }
     SbEntry copy = e;
     n.sb.pop();
     --n.sb_requests;
@@ -81,6 +91,8 @@ void Machine::drain_one(Node& n, int id) {
     std::memcpy(n.mem + e.addr, &e.value, e.size);
     n.sb.pop();
     --n.sb_data;
+  } else {
+    n.stats.sb_held_data_cycles += n.in_roi;
   }
 }
 
