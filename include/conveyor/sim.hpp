@@ -32,6 +32,9 @@ struct SimConfig {
   int packet_payload_bytes = 128;  ///< DMA transfers are cut into packets of at most this much
   int router_buffer_flits = 4;     ///< input buffer depth per router port
   int dma_queue_depth = 4;         ///< DMA commands the engine holds before the core stalls
+  /// Cycles from a DMA command reaching the controller to its first flit (0: the same cycle). The
+  /// seed gives none; a blocking PUT's whole source is watched from the command on.
+  int dma_setup_cycles = 0;
   int barrier_latency_cycles = 0;  ///< extra cycles from the last arrival to release; <0: W+H
   uint32_t main_memory_bytes = 16 * 1024 * 1024;
   int main_memory_latency_cycles = 100;

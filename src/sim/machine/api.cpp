@@ -45,6 +45,7 @@ nlohmann::json to_json(const SimConfig& c) {
           {"packet_payload_bytes", c.packet_payload_bytes},
           {"router_buffer_flits", c.router_buffer_flits},
           {"dma_queue_depth", c.dma_queue_depth},
+          {"dma_setup_cycles", c.dma_setup_cycles},
           {"barrier_latency_cycles", c.barrier_latency_cycles},
           {"main_memory_bytes", c.main_memory_bytes},
           {"main_memory_latency_cycles", c.main_memory_latency_cycles},
@@ -87,6 +88,8 @@ SimConfig config_from_json(const nlohmann::json& json, SimConfig c) {
       c.router_buffer_flits = static_cast<int>(number());
     else if (key == "dma_queue_depth")
       c.dma_queue_depth = static_cast<int>(number());
+    else if (key == "dma_setup_cycles")
+      c.dma_setup_cycles = static_cast<int>(number());
     else if (key == "barrier_latency_cycles")
       c.barrier_latency_cycles = static_cast<int>(number());
     else if (key == "main_memory_bytes")
@@ -123,6 +126,8 @@ void validate(const SimConfig& c) {
   check(c.router_buffer_flits >= 1 && c.router_buffer_flits <= 16,
         "router_buffer_flits must be 1 to 16");
   check(c.dma_queue_depth >= 1 && c.dma_queue_depth <= 64, "dma_queue_depth must be 1 to 64");
+  check(c.dma_setup_cycles >= 0 && c.dma_setup_cycles <= 100000,
+        "dma_setup_cycles must be 0 to 100000");
   check(c.barrier_latency_cycles >= -1 && c.barrier_latency_cycles <= 100000,
         "barrier_latency_cycles must be -1 (W+H) to 100000");
   check(c.main_memory_bytes >= 4096, "main_memory_bytes must be at least 4096");

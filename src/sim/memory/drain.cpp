@@ -17,8 +17,10 @@ uint32_t Machine::watch_low(const Node& n) const {
 
 bool Machine::data_hazard(const Node& n, const SbEntry& e) const {
   const Dma& d = n.dma;
-  if (d.blocking_put_active()) {
-    uint32_t head = d.own.read + d.own.sent, tail = d.own.read + d.own.size;
+  if (d.blocking_put_front()) {
+    // Before the controller starts (dma_setup_cycles) nothing of the source has been read.
+    const DmaCommand& c = d.front();
+    uint32_t head = d.active ? d.own.read + d.own.sent : c.local, tail = c.local + c.size;
     if (overlaps(e.addr, e.size, head, tail)) return true;
   }
   // Only stores younger than the GET wait for its data: older ones must land before it starts.
