@@ -66,7 +66,8 @@ void add_machine_options(CLI::App& cmd, MachineOptions& o, bool single) {
                  "Router input buffer depth in flits (default 4)");
   cmd.add_option("--dma-queue", o.dma_queue, "DMA commands queued per node (default 4)");
   cmd.add_option("--dma-setup", o.dma_setup,
-                 "Cycles from a DMA command to its first flit (default 0)");
+                 "Cycles from a DMA command to its first flit (default 0)")
+      ->check(CLI::Range(0, 100000));
   cmd.add_option("--barrier-latency", o.barrier_latency,
                  "Cycles from the last barrier arrival to release; -1 = W+H (default 0)");
   cmd.add_option("--mem-latency", o.mem_latency, "Main-memory latency in cycles (default 100)");
@@ -501,7 +502,9 @@ void add_sim_command(CLI::App& app) {
       "relative_* are ratios to the 0-entry run. Identical options give identical figures.\n"
       "Examples:\n"
       "  conveyor sim sweep\n"
-      "  conveyor sim sweep --benchmarks pipeline,alltoall --nodes 64 --json-out s.json");
+      "  conveyor sim sweep --benchmarks pipeline,alltoall --nodes 64 --json-out s.json\n"
+      "  conveyor sim sweep --dma-setup 64    a DMA that starts 64 cycles after its command:\n"
+      "                                       gains that grow with the entries (docs/sim.md)");
   sweep->callback([sweep_opts] { sweep_command(*sweep_opts); });
 
   auto ext_opts = std::make_shared<ExtensionOptions>();
