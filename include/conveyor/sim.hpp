@@ -32,6 +32,9 @@ struct SimConfig {
   int packet_payload_bytes = 128;  ///< DMA transfers are cut into packets of at most this much
   int router_buffer_flits = 4;     ///< input buffer depth per router port
   int dma_queue_depth = 4;         ///< DMA commands the engine holds before the core stalls
+  /// Cycles from a DMA command reaching the controller to its first flit (0: the same cycle). The
+  /// seed gives none; a blocking PUT's whole source is watched from the command on.
+  int dma_setup_cycles = 0;
   int barrier_latency_cycles = 0;  ///< extra cycles from the last arrival to release; <0: W+H
   uint32_t main_memory_bytes = 16 * 1024 * 1024;
   int main_memory_latency_cycles = 100;
@@ -67,6 +70,11 @@ struct NodeStats {
   uint64_t sb_put_cycles = 0;       ///< ... with any store buffered (seed figure 6)
   uint64_t sb_put_data_cycles = 0;  ///< ... with a data store buffered (figure 7)
   uint64_t sb_put_req_cycles = 0;   ///< ... with a DMA-request store buffered (figure 8)
+  /// Cycles the buffer's head could not leave: a data store held by the violation detector (its
+  /// bytes not yet read by the blocking PUT, or not yet arrived for a watched GET) ...
+  uint64_t sb_held_data_cycles = 0;
+  /// ... or a DMA-request store waiting for the earlier transfer to complete.
+  uint64_t sb_held_request_cycles = 0;
   uint64_t dma_puts = 0, dma_gets = 0, dma_bytes = 0;
   uint64_t roi_begin = 0, roi_end = 0;
   int exit_code = -1;

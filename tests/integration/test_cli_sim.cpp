@@ -177,7 +177,8 @@ TEST(CliSim, BadUsageIsOneLineAndExitTwo) {
   for (const char* args :
        {"sim run hello --mesh 3y3", "sim run nosuchprogram", "sim run hello --watch-get",
         "sim run hello --nodes 12", "sim run hello --flit-bytes 3", "sim run /nonexistent/x.elf",
-        "sim run hello --programs /nonexistent", "sim sweep --entries 8,x", "sim"}) {
+        "sim run hello --programs /nonexistent", "sim sweep --entries 8,x", "sim",
+        "sim run hello --dma-setup -1"}) {
     CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(line_count(r.err), 1) << args << ": " << r.err;

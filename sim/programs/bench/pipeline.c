@@ -1,9 +1,14 @@
 /* Pipeline (seed 002): node i receives a 128 B array from node i-1, processes it and sends it to
- * node i+1 with a blocking PUT, for ITEMS arrays in a row. Arrays land in a ring of SLOTS inbox
- * slots; the receiver acknowledges each array (a 4-byte PUT back) so that the sender never
- * overwrites a slot that is still in use. The
- * stores that prepare the next array hit the buffer whose PUT may still be in flight: with the
- * store buffer they wait there instead of stalling the core. The last node checks every array. */
+ * node i+1 with a blocking PUT, for ITEMS arrays in a row. As in the seed the processing is one
+ * light pass over the array, done straight from the inbox into the send buffer `work`, so that
+ * the transfer is a sizeable part of each stage. Arrays land in a ring of SLOTS inbox slots; the
+ * receiver acknowledges each array (a 4-byte PUT back) once it has read it, so that the sender
+ * never overwrites a slot that is still in use.
+ *
+ * With the store buffer both kinds of stores the seed names wait there during a blocking PUT:
+ * the processing of array t+1 writes `work`, which the PUT of array t may still be reading (data
+ * stores), and the PUT of array t+1 is requested right behind the acknowledgement PUT (request
+ * stores, which wait for the earlier transfer). The last node checks every array. */
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,16 +41,17 @@ int main(void) {
   MC_roi_begin();
   for (uint32_t t = 1; t <= ITEMS; ++t) {
     if (id == 0) {
-      for (int k = 0; k < N; ++k) work.data[k] = (int32_t)(t * 100 + k);
+      for (int k = 0; k < N; ++k) work.data[k] = stage((int32_t)(t * 100 + k), id);
     } else {
       volatile Message* in = &inbox[t % SLOTS];
       while (in->seq != t) {
       }
-      for (int k = 0; k < N; ++k) work.data[k] = in->data[k];
-      ack_word = t;
+      __asm__ volatile("" ::: "memory"); /* the data arrived before seq: plain loads from here */
+      const int32_t* data = (const int32_t*)in->data;
+      for (int k = 0; k < N; ++k) work.data[k] = stage(data[k], id);
+      ack_word = t; /* the slot is read: the previous node may reuse it */
       MC_dma_put(id - 1, (void*)&acked, &ack_word, sizeof(ack_word));
     }
-    for (int k = 0; k < N; ++k) work.data[k] = stage(work.data[k], id);
     if (id + 1 < p) {
       while (acked + SLOTS < t) {
       }

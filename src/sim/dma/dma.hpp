@@ -14,6 +14,7 @@ struct DmaCommand {
   bool blocking = false;
   uint32_t node = 0, remote = 0, local = 0, size = 0;
   uint32_t pc = 0;
+  uint64_t ready = 0;  ///< earliest cycle the controller starts it (dma_setup_cycles)
 };
 
 /// One stream of packets leaving a node: a PUT's data, a GET request, an ACK, a GET response.
@@ -58,7 +59,8 @@ struct Dma {
   }
   DmaCommand& front() { return queue[q_head]; }
   const DmaCommand& front() const { return queue[q_head]; }
-  bool blocking_put_active() const { return active && front().kind == 1 && front().blocking; }
+  /// A blocking PUT at the front, started or still in its setup cycles.
+  bool blocking_put_front() const { return q_count && front().kind == 1 && front().blocking; }
 };
 
 }  // namespace conveyor::sim

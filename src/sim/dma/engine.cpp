@@ -38,7 +38,9 @@ void Machine::issue(Node& n, int id, const DmaCommand& cmd) {
   if (cmd.kind == mmio::kCmdPut && !to_memory && in_code(cmd.remote, cmd.size))
     fault(id, cmd.pc, "DMA PUT into the code of the other node");
   Dma& d = n.dma;
-  d.queue[(d.q_head + d.q_count) % d.queue.size()] = cmd;
+  DmaCommand& slot = d.queue[(d.q_head + d.q_count) % d.queue.size()];
+  slot = cmd;
+  slot.ready = now_ + static_cast<uint64_t>(config_.dma_setup_cycles);
   ++d.q_count;
   if (n.in_roi) {
     (cmd.kind == mmio::kCmdPut ? n.stats.dma_puts : n.stats.dma_gets) += 1;
@@ -102,7 +104,7 @@ bool Machine::send_flit(int router, int port, Dma& d, Send& s, const uint8_t* ba
 
 void Machine::dma_step(Node& n, int id) {
   Dma& d = n.dma;
-  if (d.q_count && !d.active) {
+  if (d.q_count && !d.active && d.front().ready <= now_) {
     const DmaCommand& c = d.front();
     d.active = d.sending = true;
     d.received = 0;
@@ -120,7 +122,7 @@ void Machine::dma_step(Node& n, int id) {
       d.own.write = c.local;
     }
   }
-  if (d.blocking_put_active() && n.in_roi) {
+  if (d.blocking_put_front() && n.in_roi) {
     NodeStats& s = n.stats;
     ++s.put_cycles;
     s.sb_put_cycles += (n.sb_data | n.sb_requests) != 0;

@@ -45,6 +45,7 @@ nlohmann::json to_json(const SimConfig& c) {
           {"packet_payload_bytes", c.packet_payload_bytes},
           {"router_buffer_flits", c.router_buffer_flits},
           {"dma_queue_depth", c.dma_queue_depth},
+          {"dma_setup_cycles", c.dma_setup_cycles},
           {"barrier_latency_cycles", c.barrier_latency_cycles},
           {"main_memory_bytes", c.main_memory_bytes},
           {"main_memory_latency_cycles", c.main_memory_latency_cycles},
@@ -87,6 +88,8 @@ SimConfig config_from_json(const nlohmann::json& json, SimConfig c) {
       c.router_buffer_flits = static_cast<int>(number());
     else if (key == "dma_queue_depth")
       c.dma_queue_depth = static_cast<int>(number());
+    else if (key == "dma_setup_cycles")
+      c.dma_setup_cycles = static_cast<int>(number());
     else if (key == "barrier_latency_cycles")
       c.barrier_latency_cycles = static_cast<int>(number());
     else if (key == "main_memory_bytes")
@@ -123,6 +126,8 @@ void validate(const SimConfig& c) {
   check(c.router_buffer_flits >= 1 && c.router_buffer_flits <= 16,
         "router_buffer_flits must be 1 to 16");
   check(c.dma_queue_depth >= 1 && c.dma_queue_depth <= 64, "dma_queue_depth must be 1 to 64");
+  check(c.dma_setup_cycles >= 0 && c.dma_setup_cycles <= 100000,
+        "dma_setup_cycles must be 0 to 100000");
   check(c.barrier_latency_cycles >= -1 && c.barrier_latency_cycles <= 100000,
         "barrier_latency_cycles must be -1 (W+H) to 100000");
   check(c.main_memory_bytes >= 4096, "main_memory_bytes must be at least 4096");
@@ -159,13 +164,15 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   for (int c = 0; c < static_cast<int>(StallCause::kCount); ++c)
     stalls[std::string(stall_cause_name(static_cast<StallCause>(c))) + "_cycles"] = r.stalls[c];
   j["stalls"] = stalls;
-  uint64_t occ = 0, put = 0, sb_put = 0, data = 0, req = 0, maxocc = 0;
+  uint64_t occ = 0, put = 0, sb_put = 0, data = 0, req = 0, maxocc = 0, held_data = 0, held_req = 0;
   for (const NodeStats& n : r.nodes) {
     occ += n.sb_occupancy_sum;
     put += n.put_cycles;
     sb_put += n.sb_put_cycles;
     data += n.sb_put_data_cycles;
     req += n.sb_put_req_cycles;
+    held_data += n.sb_held_data_cycles;
+    held_req += n.sb_held_request_cycles;
     maxocc = std::max<uint64_t>(maxocc, n.sb_max_occupancy);
   }
   const double node_cycles = static_cast<double>(r.cycles) * static_cast<double>(r.nodes.size());
@@ -181,6 +188,8 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
   j["sb_put_fraction"] = share(sb_put);
   j["sb_put_data_fraction"] = share(data);
   j["sb_put_request_fraction"] = share(req);
+  j["sb_held_data_cycles"] = held_data;
+  j["sb_held_request_cycles"] = held_req;
   j["network_flits"] = r.network_flits;
   j["router_flits"] = r.router_flits;
   j["passed"] = r.passed;
@@ -202,6 +211,8 @@ nlohmann::json to_json(const SimResult& r, bool per_node) {
                          {"put_cycles", n.put_cycles},
                          {"sb_put_data_cycles", n.sb_put_data_cycles},
                          {"sb_put_request_cycles", n.sb_put_req_cycles},
+                         {"sb_held_data_cycles", n.sb_held_data_cycles},
+                         {"sb_held_request_cycles", n.sb_held_request_cycles},
                          {"dma_puts", n.dma_puts},
                          {"dma_gets", n.dma_gets},
                          {"dma_bytes", n.dma_bytes}};

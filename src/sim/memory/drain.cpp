@@ -17,8 +17,10 @@ uint32_t Machine::watch_low(const Node& n) const {
 
 bool Machine::data_hazard(const Node& n, const SbEntry& e) const {
   const Dma& d = n.dma;
-  if (d.blocking_put_active()) {
-    uint32_t head = d.own.read + d.own.sent, tail = d.own.read + d.own.size;
+  if (d.blocking_put_front()) {
+    // Before the controller starts (dma_setup_cycles) nothing of the source has been read.
+    const DmaCommand& c = d.front();
+    uint32_t head = d.active ? d.own.read + d.own.sent : c.local, tail = c.local + c.size;
     if (overlaps(e.addr, e.size, head, tail)) return true;
   }
   // Only stores younger than the GET wait for its data: older ones must land before it starts.
@@ -55,24 +57,34 @@ void Machine::drain(Node& n, int id) {
 
 void Machine::drain_one(Node& n, int id) {
   if (config_.split_requests) {
-    if (!n.sb.empty() && !data_hazard(n, n.sb.front())) {
-      const SbEntry& e = n.sb.front();
-      std::memcpy(n.mem + e.addr, &e.value, e.size);
-      n.sb.pop();
-      --n.sb_data;
+    if (!n.sb.empty()) {
+      if (!data_hazard(n, n.sb.front())) {
+        const SbEntry& e = n.sb.front();
+        std::memcpy(n.mem + e.addr, &e.value, e.size);
+        n.sb.pop();
+        --n.sb_data;
+      } else {
+        n.stats.sb_held_data_cycles += n.in_roi;
+      }
     }
-    if (!n.sb_req.empty() && n.dma.idle() &&
-        (n.sb.empty() || n.sb.front().seq > n.sb_req.front().seq)) {
-      SbEntry e = n.sb_req.front();
-      n.sb_req.pop();
-      --n.sb_requests;
-      apply_request(n, id, e);
+    if (!n.sb_req.empty()) {
+      if (!n.dma.idle()) {
+        n.stats.sb_held_request_cycles += n.in_roi;
+      } else if (n.sb.empty() || n.sb.front().seq > n.sb_req.front().seq) {
+        SbEntry e = n.sb_req.front();
+        n.sb_req.pop();
+        --n.sb_requests;
+        apply_request(n, id, e);
+      }
     }
     return;
   }
   const SbEntry& e = n.sb.front();
   if (e.request) {
-    if (!n.dma.idle()) return;
+    if (!n.dma.idle()) {
+      n.stats.sb_held_request_cycles += n.in_roi;
+      return;
+    }
     SbEntry copy = e;
     n.sb.pop();
     --n.sb_requests;
@@ -81,6 +93,8 @@ void Machine::drain_one(Node& n, int id) {
     std::memcpy(n.mem + e.addr, &e.value, e.size);
     n.sb.pop();
     --n.sb_data;
+  } else {
+    n.stats.sb_held_data_cycles += n.in_roi;
   }
 }
 
