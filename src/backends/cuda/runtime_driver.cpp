@@ -1,5 +1,10 @@
 // The task runtime's driver for a CUDA device: replicas are cudaMalloc blocks; the lane is one
-// non-blocking stream (copies and kernels of the tasks in flight); completion comes from an event
+// non-blocking stream (kernels and copies back of the tasks in flight). Copies in go on a stream
+// of their own, so that the next tasks' tiles cross the link while the current kernel runs; the
+// lane waits for them (an event) before the kernel that needs them. That is safe because a
+// replica is only overwritten once no queued task can still read other contents from it: the
+// runtime orders writers after readers, and pins keep in-use blocks from eviction (a naive-mode
+// re-copy of data two queued readers share writes the same bytes). Completion comes from an event
 // recorded on the stream, which a waiter thread sleeps on (blocking-sync events: nothing polls).
 // A host function on the stream (cudaLaunchHostFunc) would stall the stream until the callback
 // has run, about 50 us per task on the H100 VM we measured; an event does not stall it. Copies out
@@ -37,6 +42,8 @@ class CudaDriver final : public runtime::DeviceDriver {
         config_(config) {
     use_device(ordinal_);
     lane_ = make_stream();
+    h2d_ = make_stream();
+    copied_in_ = make_event(false);
     out_ = make_stream();
     if (config_.trace) {
       reference_ = make_event(true);
@@ -57,6 +64,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     wake_.notify_one();
     waiter_.join();  // after the completions still pending
     cudaSetDevice(ordinal_);
+    cudaStreamSynchronize(h2d_.get());
     cudaStreamSynchronize(lane_.get());
     cudaStreamSynchronize(out_.get());
   }
@@ -90,9 +98,11 @@ class CudaDriver final : public runtime::DeviceDriver {
   }
 
   void enqueue_h2d(void* dst, const HostRegion& src) override {
-    Timed* t = begin(TimedOp::Kind::H2D, {});
-    copy_2d(dst, src.width, src.ptr, src.pitch, src, cudaMemcpyHostToDevice, lane_.get());
-    end(t);
+    Timed* t = begin(TimedOp::Kind::H2D, {}, h2d_.get());
+    copy_2d(dst, src.width, src.ptr, src.pitch, src, cudaMemcpyHostToDevice, h2d_.get());
+    end(t, h2d_.get());
+    CONVEYOR_CUDA_CHECK(cudaEventRecord(copied_in_.get(), h2d_.get()));
+    copies_pending_ = true;
   }
   void enqueue_d2h(const HostRegion& dst, const void* src) override {
     Timed* t = begin(TimedOp::Kind::D2H, {});
@@ -119,6 +129,7 @@ class CudaDriver final : public runtime::DeviceDriver {
   void launch(const Codelet::Impl& codelet, TaskContext& ctx,
               std::string_view trace_name) override {
     use_device(ordinal_);
+    join_copies_in();
     ctx.stream_ = lane_.get();
     ctx.kernel_ = nullptr;
     Timed* t = begin(TimedOp::Kind::Task, trace_name);
@@ -137,6 +148,7 @@ class CudaDriver final : public runtime::DeviceDriver {
       }
     }
     if (!event) event = make_blocking_event();
+    join_copies_in();  // "all work enqueued so far" includes copies with no kernel after them
     CONVEYOR_CUDA_CHECK(cudaEventRecord(event.get(), lane_.get()));
     {
       std::lock_guard lock(mutex_);
@@ -212,14 +224,21 @@ class CudaDriver final : public runtime::DeviceDriver {
                                             shape.height, kind, stream));
   }
 
-  Timed* begin(TimedOp::Kind kind, std::string_view name) {
+  // The lane waits for the copies in enqueued so far (once per batch of copies).
+  void join_copies_in() {
+    if (!copies_pending_) return;
+    CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(lane_.get(), copied_in_.get(), 0));
+    copies_pending_ = false;
+  }
+
+  Timed* begin(TimedOp::Kind kind, std::string_view name, cudaStream_t stream = nullptr) {
     if (!config_.trace) return nullptr;
     timed_.push_back({kind, std::string(name), make_event(true), make_event(true)});
-    CONVEYOR_CUDA_CHECK(cudaEventRecord(timed_.back().start.get(), lane_.get()));
+    CONVEYOR_CUDA_CHECK(cudaEventRecord(timed_.back().start.get(), stream ? stream : lane_.get()));
     return &timed_.back();
   }
-  void end(Timed* t) {
-    if (t) CONVEYOR_CUDA_CHECK(cudaEventRecord(t->stop.get(), lane_.get()));
+  void end(Timed* t, cudaStream_t stream = nullptr) {
+    if (t) CONVEYOR_CUDA_CHECK(cudaEventRecord(t->stop.get(), stream ? stream : lane_.get()));
   }
 
   int ordinal_;
@@ -227,6 +246,9 @@ class CudaDriver final : public runtime::DeviceDriver {
   std::uint64_t memory_;
   runtime::DriverConfig config_;
   Stream lane_;
+  Stream h2d_;                   // copies in
+  Event copied_in_;              // the last copy in enqueued on h2d_
+  bool copies_pending_ = false;  // copies in the lane has not waited for yet (driver thread only)
   Stream out_;
   Event reference_;
   double reference_us_ = 0;
