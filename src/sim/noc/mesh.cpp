@@ -23,6 +23,7 @@ void Mesh::reset(int width, int height, int depth, bool memory_port) {
   }
   packets_.clear();
   free_.clear();
+  incoming_.assign(static_cast<size_t>(width * height + 1), 0);
   in_network_ = injected_ = 0;
 }
 
@@ -62,6 +63,7 @@ void Mesh::inject(int router, int port, Flit flit, uint64_t now) {
   ++r.flits;
   ++in_network_;
   ++injected_;
+  ++incoming_[packets_[flit.packet].dst];
 }
 
 void Mesh::step(uint64_t now, const Eject& eject) {
@@ -99,6 +101,7 @@ void Mesh::step(uint64_t now, const Eject& eject) {
       }
       Flit& f = r.buf[in][r.head[in]];
       if (out == kLocal || out == kMemPort) {
+        --incoming_[packets_[f.packet].dst];
         eject(id, out, f);
         --in_network_;
       } else {

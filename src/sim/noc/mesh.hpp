@@ -50,6 +50,8 @@ class Mesh {
   uint64_t flits_in_network() const { return in_network_; }
   uint64_t forwarded(int router) const { return routers_[router].forwarded; }
   uint64_t injected() const { return injected_; }
+  /// Flits in the network addressed to node `dst` (the simulator's run-ahead needs none nearby).
+  uint32_t incoming(int dst) const { return incoming_[dst]; }
 
  private:
   struct Router {
@@ -69,6 +71,7 @@ class Mesh {
   std::vector<Router> routers_;
   std::vector<Packet> packets_;
   std::vector<uint32_t> free_;
+  std::vector<uint32_t> incoming_;  ///< per destination (nodes, then main memory)
   uint64_t in_network_ = 0, injected_ = 0;
 };
 
