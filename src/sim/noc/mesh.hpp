@@ -66,12 +66,14 @@ class Mesh {
     uint64_t forwarded = 0;
   };
   int route_of(int router, const Packet& p) const;
+  void step_router(int id, uint32_t now32, const Eject& eject);
 
   int width_ = 0, height_ = 0, depth_ = 4, memory_id_ = 0;
   std::vector<Router> routers_;
   std::vector<Packet> packets_;
   std::vector<uint32_t> free_;
   std::vector<uint32_t> incoming_;  ///< per destination (nodes, then main memory)
+  std::vector<uint64_t> occupied_;  ///< bit per router holding flits: step() visits only those
   uint64_t in_network_ = 0, injected_ = 0;
 };
 
