@@ -566,13 +566,18 @@ uint32_t Machine::run_quiet(Node& n, int id, uint32_t cycles) {
   return cycles;
 }
 
-// The shortest way from one core to another: a DMA command executed at cycle t injects its header
-// at t (ready t+1), the header reaches a neighbouring router at t+1 (ready t+2) and is ejected
-// there in the network step of t+2, after the cores of t+2 ran. So whatever a node does from
-// cycle t on reaches another node's core at t+3 at the earliest, and a core whose own DMA is idle
-// and that has no flit addressed to it in the network can run cycles t, t+1 and t+2 at once.
-// (The main-memory controller sits on router 0 itself: node 0 runs ahead only while it is idle.)
-constexpr uint32_t kLookahead = 3;
+// How far a core may run ahead. Take node i with its DMA idle (no command, nothing to serve), an
+// empty store buffer and nothing addressed to it in the network, not even a packet half injected
+// (Mesh::incoming) at the start of cycle t. Anything that reaches it must be a new packet whose
+// header another node injects at t or later (ready t+1); it crosses at least one link (ready t+2)
+// and is ejected at i in the network step of t+2 at the earliest, after i's core ran cycle t+2.
+// The first flit that carries data follows one cycle behind, so i's memory changes in the step of
+// t+3 at the earliest, after i's core ran cycle t+3. A header alone can only give i's DMA a job
+// (a GET request: ACKs and GET data come only for i's own transfers, and there are none): the
+// window then steps that DMA from t+3 on (the header it sends reads no memory; its first data
+// flit, at t+4, is in the next window). So i's core may run cycles t to t+3 at once. (The main
+// memory controller sits on router 0 itself: node 0 runs ahead only while it is idle.)
+constexpr uint32_t kLookahead = 4;
 
 bool Machine::may_run_ahead(const Node& n, int id) const {
   return !n.halted && !n.at_barrier && n.wait_command == 0 && (n.sb_data | n.sb_requests) == 0 &&
@@ -588,11 +593,19 @@ bool Machine::nothing_to_step(const Node& n, int id) const {
 void Machine::run_cycles() {
   const int count = nodes_count_;
   const uint64_t limit = config_.max_cycles;
-  const Mesh::Eject eject = [this](int router, int port, const Flit& flit) {
-    if (port == kMemPort)
+  uint32_t k = 0;  // the cycle of the window being stepped
+  const Mesh::Eject eject = [this, &k](int router, int port, const Flit& flit) {
+    if (port == kMemPort) {
       memory_receive(flit);
-    else
-      receive(router, flit);
+      return;
+    }
+    receive(router, flit);
+    // A node left out of this window whose DMA got a job: step it from the next cycle on (its
+    // core stays ahead; see kLookahead).
+    if (ahead_[router] > k + 1 && nodes_[router].dma.busy()) {
+      auto at = std::lower_bound(stepped_.begin(), stepped_.end(), router);
+      if (at == stepped_.end() || *at != router) stepped_.insert(at, router);
+    }
   };
   ahead_.assign(static_cast<size_t>(count), 0);
   stepped_.clear();
@@ -626,13 +639,16 @@ void Machine::run_cycles() {
       ahead[id] = static_cast<uint8_t>(ran);
       if (ran < window) stepped_.push_back(id);
     }
-    const int* const list = stepped_.data();
-    const int listed = static_cast<int>(stepped_.size());
-    for (uint32_t k = 0; k < window; ++k, ++now_) {
+    for (k = 0; k < window; ++k, ++now_) {
+      const int* const list = stepped_.data();  // grows only in the network step (eject)
+      const int listed = static_cast<int>(stepped_.size());
       for (int i = 0; i < listed; ++i) {
         const int id = list[i];
-        if (ahead[id] > k) continue;  // its core ran this cycle; its DMA and buffer are idle
         Node& n = nodes_[id];
+        if (ahead[id] > k) {  // its core ran this cycle; its buffer is empty, its DMA idle unless
+          if (n.dma.busy()) dma_step(n, id);  // a GET request arrived (see kLookahead)
+          continue;
+        }
         if (n.at_barrier && now_ >= n.wake) {
           n.stats.stalls[static_cast<int>(StallCause::kBarrier)] +=
               n.in_roi ? now_ - n.sleep_since : 0;

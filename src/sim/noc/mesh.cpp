@@ -65,7 +65,10 @@ void Mesh::inject(int router, int port, Flit flit, uint64_t now) {
   occupied_[router >> 6] |= 1ull << (router & 63);
   ++in_network_;
   ++injected_;
-  ++incoming_[packets_[flit.packet].dst];
+  // A packet counts for its destination from its header's injection to its tail's ejection,
+  // including cycles when none of its flits is in the network.
+  const bool opens = flit.index == 0 && !flit.tail, closes = flit.index != 0 && flit.tail;
+  incoming_[packets_[flit.packet].dst] += 1u + opens - closes;
 }
 
 void Mesh::step(uint64_t now, const Eject& eject) {

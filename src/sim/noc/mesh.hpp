@@ -50,7 +50,8 @@ class Mesh {
   uint64_t flits_in_network() const { return in_network_; }
   uint64_t forwarded(int router) const { return routers_[router].forwarded; }
   uint64_t injected() const { return injected_; }
-  /// Flits in the network addressed to node `dst` (the simulator's run-ahead needs none nearby).
+  /// 0 when no flit addressed to node `dst` is in the network and no packet to it is half
+  /// injected (the simulator's run-ahead: nothing can reach the node but a new packet).
   uint32_t incoming(int dst) const { return incoming_[dst]; }
 
  private:
@@ -72,7 +73,8 @@ class Mesh {
   std::vector<Router> routers_;
   std::vector<Packet> packets_;
   std::vector<uint32_t> free_;
-  std::vector<uint32_t> incoming_;  ///< per destination (nodes, then main memory)
+  std::vector<uint32_t>
+      incoming_;  ///< per destination (nodes, then main memory): flits + open packets
   std::vector<uint64_t> occupied_;  ///< bit per router holding flits: step() visits only those
   uint64_t in_network_ = 0, injected_ = 0;
 };
