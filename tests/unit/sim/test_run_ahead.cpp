@@ -74,6 +74,18 @@ TEST(SimRunAhead, ExtensionsAndNarrowNetworksGiveIdenticalStatistics) {
   expect_same("alltoall", mesh(8, 8, 16));
 }
 
+// `timing` measures, to the cycle, when a polling core sees a PUT's first data and what a GET
+// reads from memory its owner is rewriting: the two paths that bound the run-ahead window.
+TEST(SimRunAhead, TimingProbeSeesTheSameCycles) {
+  expect_same("timing", mesh(2, 1, 0));
+  expect_same("timing", mesh(4, 4, 0));
+  expect_same("timing", mesh(2, 2, 8));
+  SimConfig c = mesh(3, 2, 4);
+  c.watch_get = true;
+  c.split_requests = true;
+  expect_same("timing", c);
+}
+
 TEST(SimRunAhead, ConsoleAndFaultsAreTheSame) {
   expect_same("hello", mesh(4, 4, 0));
   expect_same("selftest", mesh(1, 1, 0));
