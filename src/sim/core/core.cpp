@@ -331,7 +331,7 @@ __attribute__((always_inline)) inline bool Machine::execute(Node& n, int id) {
     case Op::kLb: {
       if constexpr (kQuiet) {
         const uint32_t addr = a + imm;
-        if (addr >= mem_size_ || (addr & 0)) return false;
+        if (addr >= mem_size_) return false;
         uint8_t v;
         std::memcpy(&v, n.mem + addr, 1);
         x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
@@ -377,7 +377,7 @@ __attribute__((always_inline)) inline bool Machine::execute(Node& n, int id) {
     case Op::kLbu: {
       if constexpr (kQuiet) {
         const uint32_t addr = a + imm;
-        if (addr >= mem_size_ || (addr & 0)) return false;
+        if (addr >= mem_size_) return false;
         uint8_t v;
         std::memcpy(&v, n.mem + addr, 1);
         x[in.rd] = static_cast<uint32_t>(v);
@@ -584,8 +584,9 @@ bool Machine::may_run_ahead(const Node& n, int id) const {
          !n.watch && !n.dma.busy() && mesh_.incoming(id) == 0 && (id != 0 || !memory_dma_.busy());
 }
 
-// An exited node whose DMA has nothing to serve and nothing addressed to it in the network: by
-// the argument above its DMA cannot get work before the next window.
+// An exited node whose DMA has nothing to serve and nothing addressed to it in the network: it
+// has nothing to do in this window unless a GET request reaches it, which puts it back (the
+// eject callback in run_cycles, by the argument above).
 bool Machine::nothing_to_step(const Node& n, int id) const {
   return n.halted && !n.dma.busy() && mesh_.incoming(id) == 0 && (id != 0 || !memory_dma_.busy());
 }
