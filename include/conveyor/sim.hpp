@@ -40,6 +40,10 @@ struct SimConfig {
   int main_memory_latency_cycles = 100;
   int main_memory_bytes_per_cycle = 8;
   uint64_t max_cycles = 200'000'000;  ///< the run stops with an error past this
+  /// Simulator speed only, not part of the model: idle-DMA cores run a few cycles ahead of the
+  /// others where nothing can reach them (docs/sim.md, "The simulation loop"). The results are
+  /// identical either way (tests/unit/sim/test_run_ahead.cpp); false forces plain lockstep.
+  bool run_ahead = true;
   int nodes() const { return mesh_width * mesh_height; }
 };
 

@@ -4,6 +4,7 @@
 // which keeps stall accounting exact.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "machine/machine.hpp"
@@ -257,17 +258,35 @@ bool Machine::mmio_store(Node& n, int id, uint32_t reg, uint32_t value) {
   return true;
 }
 
-__attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
-  if (n.wait_command) {
-    if (n.dma.completed < n.wait_command) {
-      stall(n, StallCause::kDmaWait);
-      return;
-    }
-    n.wait_command = 0;
-  }
+// A store while running ahead. With a store buffer the entry would be pushed and, the DMA being
+// idle and nothing watched, drained in the same cycle (Machine::drain) leaving occupancy 0: the
+// same as writing memory at once, apart from the program-order counter.
+__attribute__((always_inline)) inline bool Machine::quiet_store(Node& n, uint32_t addr,
+                                                                uint32_t size, uint32_t value) {
+  if (addr >= mem_size_ || (addr & (size - 1)) || addr - code_lo_ < code_size_) return false;
+  uint8_t* dst = n.mem + addr;
+  if (size == 4)
+    std::memcpy(dst, &value, 4);
+  else if (size == 2)
+    std::memcpy(dst, &value, 2);
+  else
+    *dst = static_cast<uint8_t>(value);
+  n.seq += !plain_stores_;
+  return true;
+}
+
+// One instruction. kQuiet: the node runs ahead (run_quiet) and its store buffer is empty, its DMA
+// idle and nothing is watched; an instruction that would touch anything outside the core and its
+// memory (MMIO, a stall) or fault is not executed and false is returned, so that it runs again in
+// step with the other nodes. Everything executed here has the same effect as in lockstep.
+template <bool kQuiet>
+__attribute__((always_inline)) inline bool Machine::execute(Node& n, int id) {
   const uint32_t pc = n.pc;
   const uint32_t offset = pc - code_lo_;
-  if (offset >= code_size_ || (pc & 3)) fault(id, pc, "instruction fetch outside the code");
+  if (offset >= code_size_ || (pc & 3)) {
+    if constexpr (kQuiet) return false;
+    fault(id, pc, "instruction fetch outside the code");
+  }
   const isa::Insn in = code_[offset >> 2];
   uint32_t* x = n.x;
   const uint32_t a = x[in.rs1], b = x[in.rs2];
@@ -310,6 +329,14 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       if (a >= b) next = pc + imm;
       break;
     case Op::kLb: {
+      if constexpr (kQuiet) {
+        const uint32_t addr = a + imm;
+        if (addr >= mem_size_) return false;
+        uint8_t v;
+        std::memcpy(&v, n.mem + addr, 1);
+        x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
+        break;
+      }
       const uint64_t v = load(n, id, a + imm, 1);
       if (v == kNotRetired)
         retire = false;
@@ -318,6 +345,14 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       break;
     }
     case Op::kLh: {
+      if constexpr (kQuiet) {
+        const uint32_t addr = a + imm;
+        if (addr >= mem_size_ || (addr & 1)) return false;
+        uint16_t v;
+        std::memcpy(&v, n.mem + addr, 2);
+        x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
+        break;
+      }
       const uint64_t v = load(n, id, a + imm, 2);
       if (v == kNotRetired)
         retire = false;
@@ -327,10 +362,11 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
     }
     case Op::kLw: {
       const uint32_t addr = a + imm;
-      if (addr < mem_size_ && !(addr & 3) && n.sb.empty() && !n.watch) {  // the common case
+      if (addr < mem_size_ && !(addr & 3) && (kQuiet || (n.sb.empty() && !n.watch))) {  // common
         std::memcpy(&x[in.rd], n.mem + addr, 4);
         break;
       }
+      if constexpr (kQuiet) return false;
       const uint64_t v = load(n, id, addr, 4);
       if (v == kNotRetired)
         retire = false;
@@ -339,6 +375,14 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       break;
     }
     case Op::kLbu: {
+      if constexpr (kQuiet) {
+        const uint32_t addr = a + imm;
+        if (addr >= mem_size_) return false;
+        uint8_t v;
+        std::memcpy(&v, n.mem + addr, 1);
+        x[in.rd] = static_cast<uint32_t>(v);
+        break;
+      }
       const uint64_t v = load(n, id, a + imm, 1);
       if (v == kNotRetired)
         retire = false;
@@ -347,6 +391,14 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       break;
     }
     case Op::kLhu: {
+      if constexpr (kQuiet) {
+        const uint32_t addr = a + imm;
+        if (addr >= mem_size_ || (addr & 1)) return false;
+        uint16_t v;
+        std::memcpy(&v, n.mem + addr, 2);
+        x[in.rd] = static_cast<uint32_t>(v);
+        break;
+      }
       const uint64_t v = load(n, id, a + imm, 2);
       if (v == kNotRetired)
         retire = false;
@@ -355,13 +407,25 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       break;
     }
     case Op::kSb:
+      if constexpr (kQuiet) {
+        if (!quiet_store(n, a + imm, 1, b)) return false;
+        break;
+      }
       retire = store(n, id, a + imm, 1, b & 0xff);
       break;
     case Op::kSh:
+      if constexpr (kQuiet) {
+        if (!quiet_store(n, a + imm, 2, b)) return false;
+        break;
+      }
       retire = store(n, id, a + imm, 2, b & 0xffff);
       break;
     case Op::kSw: {
       const uint32_t addr = a + imm;
+      if constexpr (kQuiet) {
+        if (!quiet_store(n, addr, 4, b)) return false;
+        break;
+      }
       if (plain_stores_ && addr < mem_size_ && !(addr & 3) &&
           addr - code_lo_ >= code_size_) {  // the common case
         std::memcpy(n.mem + addr, &b, 4);
@@ -466,31 +530,89 @@ __attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
       x[in.rd] = b == 0 ? a : a % b;
       break;
     case Op::kEcall:
+      if constexpr (kQuiet) return false;
       fault(id, pc, "ecall (no operating system; use the mcore runtime)");
     case Op::kEbreak:
+      if constexpr (kQuiet) return false;
       fault(id, pc, "ebreak");
     default: {
+      if constexpr (kQuiet) return false;
       uint32_t word = 0;
       std::memcpy(&word, n.mem + pc, 4);
       fault(id, pc, fmt::format("illegal instruction 0x{:08x}", word));
     }
   }
   x[0] = 0;
-  if (!retire) return;
+  if (!retire) return false;
   n.pc = next;
   ++n.retired;  // ROI instructions are a difference of this counter (mmio kRoi, Machine::run)
+  return true;
+}
+
+__attribute__((always_inline)) inline void Machine::step_core(Node& n, int id) {
+  if (n.wait_command) {
+    if (n.dma.completed < n.wait_command) {
+      stall(n, StallCause::kDmaWait);
+      return;
+    }
+    n.wait_command = 0;
+  }
+  execute<false>(n, id);
+}
+
+uint32_t Machine::run_quiet(Node& n, int id, uint32_t cycles) {
+  for (uint32_t k = 0; k < cycles; ++k)
+    if (!execute<true>(n, id)) return k;
+  return cycles;
+}
+
+// How far a core may run ahead. Take node i with its DMA idle (no command, nothing to serve), an
+// empty store buffer and nothing addressed to it in the network, not even a packet half injected
+// (Mesh::incoming) at the start of cycle t. Anything that reaches it must be a new packet whose
+// header another node injects at t or later (ready t+1); it crosses at least one link (ready t+2)
+// and is ejected at i in the network step of t+2 at the earliest, after i's core ran cycle t+2.
+// The first flit that carries data follows one cycle behind, so i's memory changes in the step of
+// t+3 at the earliest, after i's core ran cycle t+3. A header alone can only give i's DMA a job
+// (a GET request: ACKs and GET data come only for i's own transfers, and there are none): the
+// window then steps that DMA from t+3 on (the header it sends reads no memory; its first data
+// flit, at t+4, is in the next window). So i's core may run cycles t to t+3 at once. (The main
+// memory controller sits on router 0 itself: node 0 runs ahead only while it is idle.)
+constexpr uint32_t kLookahead = 4;
+
+bool Machine::may_run_ahead(const Node& n, int id) const {
+  return !n.halted && !n.at_barrier && n.wait_command == 0 && (n.sb_data | n.sb_requests) == 0 &&
+         !n.watch && !n.dma.busy() && mesh_.incoming(id) == 0 && (id != 0 || !memory_dma_.busy());
+}
+
+// An exited node whose DMA has nothing to serve and nothing addressed to it in the network: it
+// has nothing to do in this window unless a GET request reaches it, which puts it back (the
+// eject callback in run_cycles, by the argument above).
+bool Machine::nothing_to_step(const Node& n, int id) const {
+  return n.halted && !n.dma.busy() && mesh_.incoming(id) == 0 && (id != 0 || !memory_dma_.busy());
 }
 
 void Machine::run_cycles() {
   const int count = nodes_count_;
   const uint64_t limit = config_.max_cycles;
-  const Mesh::Eject eject = [this](int router, int port, const Flit& flit) {
-    if (port == kMemPort)
+  uint32_t k = 0;  // the cycle of the window being stepped
+  const Mesh::Eject eject = [this, &k](int router, int port, const Flit& flit) {
+    if (port == kMemPort) {
       memory_receive(flit);
-    else
-      receive(router, flit);
+      return;
+    }
+    receive(router, flit);
+    // A node left out of this window whose DMA got a job: step it from the next cycle on (its
+    // core stays ahead; see kLookahead).
+    if (ahead_[router] > k + 1 && nodes_[router].dma.busy()) {
+      auto at = std::lower_bound(stepped_.begin(), stepped_.end(), router);
+      if (at == stepped_.end() || *at != router) stepped_.insert(at, router);
+    }
   };
-  for (;; ++now_) {
+  ahead_.assign(static_cast<size_t>(count), 0);
+  stepped_.clear();
+  stepped_.reserve(static_cast<size_t>(count));
+  uint8_t* const ahead = ahead_.data();
+  for (;;) {
     if (now_ >= limit) {
       for (int id = 0; id < count; ++id)
         if (!nodes_[id].halted)
@@ -500,28 +622,55 @@ void Machine::run_cycles() {
       throw SimFault(fmt::format(
           "cycle limit {} reached (--max-cycles) while DMA traffic was in flight", limit));
     }
+    // A window of cycles: first the cores that can run ahead do so (each stops early at an
+    // instruction that needs the others: MMIO, a fault), then every cycle of the window is
+    // stepped as before for the other nodes, in node order, from the cycle their core reached.
+    const uint32_t window =
+        config_.run_ahead ? static_cast<uint32_t>(std::min<uint64_t>(kLookahead, limit - now_)) : 1;
+    stepped_.clear();
     for (int id = 0; id < count; ++id) {
       Node& n = nodes_[id];
-      if (n.at_barrier && now_ >= n.wake) {
-        n.stats.stalls[static_cast<int>(StallCause::kBarrier)] +=
-            n.in_roi ? now_ - n.sleep_since : 0;
+      uint32_t ran = 0;
+      if (window > 1) {
+        if (may_run_ahead(n, id))
+          ran = run_quiet(n, id, window);
+        else if (nothing_to_step(n, id))
+          ran = window;
       }
-      if (!n.halted && !(n.at_barrier && now_ < n.wake)) step_core(n, id);
-      if (n.sb_data | n.sb_requests) drain(n, id);
-      if (n.dma.busy()) dma_step(n, id);
+      ahead[id] = static_cast<uint8_t>(ran);
+      if (ran < window) stepped_.push_back(id);
     }
-    if (memory_dma_.busy()) memory_step();
-    if (mesh_.flits_in_network()) mesh_.step(now_, eject);
-    if (halted_ == count) {
-      bool quiet =
-          mesh_.flits_in_network() == 0 && memory_dma_.service.empty() && !memory_dma_.inject_owner;
-      for (int id = 0; quiet && id < count; ++id) {
-        const Node& n = nodes_[id];
-        quiet = n.dma.idle() && n.dma.service.empty() && !n.dma.inject_owner;
+    for (k = 0; k < window; ++k, ++now_) {
+      const int* const list = stepped_.data();  // grows only in the network step (eject)
+      const int listed = static_cast<int>(stepped_.size());
+      for (int i = 0; i < listed; ++i) {
+        const int id = list[i];
+        Node& n = nodes_[id];
+        if (ahead[id] > k) {  // its core ran this cycle; its buffer is empty, its DMA idle unless
+          if (n.dma.busy()) dma_step(n, id);  // a GET request arrived (see kLookahead)
+          continue;
+        }
+        if (n.at_barrier && now_ >= n.wake) {
+          n.stats.stalls[static_cast<int>(StallCause::kBarrier)] +=
+              n.in_roi ? now_ - n.sleep_since : 0;
+        }
+        if (!n.halted && !(n.at_barrier && now_ < n.wake)) step_core(n, id);
+        if (n.sb_data | n.sb_requests) drain(n, id);
+        if (n.dma.busy()) dma_step(n, id);
       }
-      if (quiet) {
-        ++now_;
-        return;
+      if (memory_dma_.busy()) memory_step();
+      if (mesh_.flits_in_network()) mesh_.step(now_, eject);
+      if (halted_ == count) {
+        bool quiet = mesh_.flits_in_network() == 0 && memory_dma_.service.empty() &&
+                     !memory_dma_.inject_owner;
+        for (int id = 0; quiet && id < count; ++id) {
+          const Node& n = nodes_[id];
+          quiet = n.dma.idle() && n.dma.service.empty() && !n.dma.inject_owner;
+        }
+        if (quiet) {
+          ++now_;
+          return;
+        }
       }
     }
   }

@@ -2,7 +2,10 @@
 // The simulated machine: nodes (core + local memory + store buffer + DMA), the mesh, the main
 // memory controller and a hardware barrier, advanced together one cycle at a time.
 #include <cstdint>
+#include <cstdlib>
 #include <iosfwd>
+#include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,27 @@ namespace conveyor::sim {
 struct PendingPut {  ///< split mode: a blocking PUT the core issued that has not started yet
   uint64_t seq;
   uint32_t lo, hi;
+};
+
+/// Zero-filled bytes from calloc: large blocks come straight from the kernel as zero pages, so
+/// memory a program never touches costs nothing (64 x 512 KiB local memories, 16 MiB main memory).
+class ZeroedBytes {
+ public:
+  void assign(size_t size) {
+    bytes_.reset(static_cast<uint8_t*>(std::calloc(size ? size : 1, 1)));
+    if (!bytes_) throw std::bad_alloc();
+    size_ = size;
+  }
+  uint8_t* data() { return bytes_.get(); }
+  const uint8_t* data() const { return bytes_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<uint8_t, Free> bytes_;
+  size_t size_ = 0;
 };
 
 struct Node {
@@ -60,7 +84,13 @@ class Machine {
  private:
   // core/core.cpp
   void run_cycles();
+  bool may_run_ahead(const Node& n, int id) const;
+  bool nothing_to_step(const Node& n, int id) const;
+  uint32_t run_quiet(Node& n, int id, uint32_t cycles);
   void step_core(Node& n, int id);
+  template <bool kQuiet>
+  bool execute(Node& n, int id);
+  bool quiet_store(Node& n, uint32_t addr, uint32_t size, uint32_t value);
   uint64_t load(Node& n, int id, uint32_t addr, uint32_t size);
   bool store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t value);
   bool mmio_load(Node& n, int id, uint32_t reg, uint32_t& value);
@@ -91,9 +121,9 @@ class Machine {
   std::ostream* console_;
   int nodes_count_ = 0;
   uint32_t mem_size_ = 0;
-  std::vector<uint8_t> memory_;  ///< all local memories, node after node
+  ZeroedBytes memory_;  ///< all local memories, node after node (staggered: see the constructor)
   std::vector<Node> nodes_;
-  std::vector<uint8_t> main_memory_;
+  ZeroedBytes main_memory_;
   Dma memory_dma_;  ///< the main-memory controller's service side
   Mesh mesh_;
   uint64_t now_ = 0;
@@ -103,6 +133,8 @@ class Machine {
   uint64_t barrier_release_ = 0;
   bool roi_used_ = false;
   bool plain_stores_ = false;
+  std::vector<uint8_t> ahead_;  ///< per node: cycles of the current window its core already ran
+  std::vector<int> stepped_;    ///< the nodes the current window steps cycle by cycle
   const isa::Insn* code_ = nullptr;       ///< image_.code, and its range, at hand for the hot loop
   uint32_t code_lo_ = 0, code_size_ = 0;  ///< no store buffer: stores go straight to memory
 };

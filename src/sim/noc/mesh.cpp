@@ -23,6 +23,8 @@ void Mesh::reset(int width, int height, int depth, bool memory_port) {
   }
   packets_.clear();
   free_.clear();
+  incoming_.assign(static_cast<size_t>(width * height + 1), 0);
+  occupied_.assign(static_cast<size_t>((width * height + 63) / 64), 0);
   in_network_ = injected_ = 0;
 }
 
@@ -60,16 +62,31 @@ void Mesh::inject(int router, int port, Flit flit, uint64_t now) {
   r.buf[port][(r.head[port] + r.count[port]) % kMaxDepth] = flit;
   ++r.count[port];
   ++r.flits;
+  occupied_[router >> 6] |= 1ull << (router & 63);
   ++in_network_;
   ++injected_;
+  // A packet counts for its destination from its header's injection to its tail's ejection,
+  // including cycles when none of its flits is in the network.
+  const bool opens = flit.index == 0 && !flit.tail, closes = flit.index != 0 && flit.tail;
+  incoming_[packets_[flit.packet].dst] += 1u + opens - closes;
 }
 
 void Mesh::step(uint64_t now, const Eject& eject) {
   const uint32_t now32 = static_cast<uint32_t>(now);
-  const int n = static_cast<int>(routers_.size());
-  for (int id = 0; id < n; ++id) {
+  // Routers in id order, as if every router were visited: one that receives its first flit
+  // during this step has nothing that may move before the next cycle, so skipping it is exact.
+  const int words = static_cast<int>(occupied_.size());
+  for (int w = 0; w < words; ++w) {
+    for (uint64_t bits = occupied_[w]; bits; bits &= bits - 1) {
+      const int id = w * 64 + __builtin_ctzll(bits);
+      step_router(id, now32, eject);
+    }
+  }
+}
+
+void Mesh::step_router(int id, uint32_t now32, const Eject& eject) {
+  {
     Router& r = routers_[id];
-    if (r.flits == 0) continue;
     // Which inputs have a flit that may move this cycle, and to which output (routing the
     // headers that just reached the front).
     uint8_t wants[kPorts] = {};
@@ -99,6 +116,7 @@ void Mesh::step(uint64_t now, const Eject& eject) {
       }
       Flit& f = r.buf[in][r.head[in]];
       if (out == kLocal || out == kMemPort) {
+        --incoming_[packets_[f.packet].dst];
         eject(id, out, f);
         --in_network_;
       } else {
@@ -113,12 +131,13 @@ void Mesh::step(uint64_t now, const Eject& eject) {
         next.buf[port][(next.head[port] + next.count[port]) % kMaxDepth] = moved;
         ++next.count[port];
         ++next.flits;
+        occupied_[r.neighbour[out] >> 6] |= 1ull << (r.neighbour[out] & 63);
       }
       ++r.forwarded;
       bool tail = f.tail;
       r.head[in] = static_cast<uint8_t>((r.head[in] + 1) % kMaxDepth);
       --r.count[in];
-      --r.flits;
+      if (--r.flits == 0) occupied_[id >> 6] &= ~(1ull << (id & 63));
       if (tail) {
         r.owner[out] = -1;
         r.route[in] = -1;

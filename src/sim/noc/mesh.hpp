@@ -50,6 +50,9 @@ class Mesh {
   uint64_t flits_in_network() const { return in_network_; }
   uint64_t forwarded(int router) const { return routers_[router].forwarded; }
   uint64_t injected() const { return injected_; }
+  /// 0 when no flit addressed to node `dst` is in the network and no packet to it is half
+  /// injected (the simulator's run-ahead: nothing can reach the node but a new packet).
+  uint32_t incoming(int dst) const { return incoming_[dst]; }
 
  private:
   struct Router {
@@ -64,11 +67,15 @@ class Mesh {
     uint64_t forwarded = 0;
   };
   int route_of(int router, const Packet& p) const;
+  void step_router(int id, uint32_t now32, const Eject& eject);
 
   int width_ = 0, height_ = 0, depth_ = 4, memory_id_ = 0;
   std::vector<Router> routers_;
   std::vector<Packet> packets_;
   std::vector<uint32_t> free_;
+  std::vector<uint32_t>
+      incoming_;  ///< per destination (nodes, then main memory): flits + open packets
+  std::vector<uint64_t> occupied_;  ///< bit per router holding flits: step() visits only those
   uint64_t in_network_ = 0, injected_ = 0;
 };
 
