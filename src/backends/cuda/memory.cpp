@@ -19,7 +19,11 @@ DevicePtr device_alloc(std::size_t bytes) {
   void* p = nullptr;
   CONVEYOR_CUDA_CHECK(cudaMalloc(&p, bytes));
   DevicePtr owned(p);
+  // cudaMemset runs on the legacy default stream, which the non-blocking streams the backends use
+  // do not wait for: without the synchronisation a copy into the block could land first and be
+  // zeroed (seen on an H100 shared by several processes: wrong MD5 digests).
   CONVEYOR_CUDA_CHECK(cudaMemset(p, 0, bytes));
+  CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   return owned;
 }
 
