@@ -275,6 +275,25 @@ __attribute__((always_inline)) inline bool Machine::quiet_store(Node& n, uint32_
   return true;
 }
 
+// lb, lh, lbu, lhu: a T (int8_t, int16_t, uint8_t, uint16_t) into `rd`, sign- or zero-extended
+// by its type. False when it did not complete: running ahead, an access that would fault (it runs
+// again in lockstep, where the fault is raised); in lockstep, a stall.
+template <bool kQuiet, typename T>
+__attribute__((always_inline)) inline bool Machine::narrow_load(Node& n, int id, uint32_t addr,
+                                                                uint32_t& rd) {
+  if constexpr (kQuiet) {
+    if (addr >= mem_size_ || (addr & (sizeof(T) - 1))) return false;
+    T v;
+    std::memcpy(&v, n.mem + addr, sizeof(T));
+    rd = static_cast<uint32_t>(v);
+    return true;
+  }
+  const uint64_t v = load(n, id, addr, sizeof(T));
+  if (v == kNotRetired) return false;
+  rd = static_cast<uint32_t>(static_cast<T>(v));
+  return true;
+}
+
 // One instruction. kQuiet: the node runs ahead (run_quiet) and its store buffer is empty, its DMA
 // idle and nothing is watched; an instruction that would touch anything outside the core and its
 // memory (MMIO, a stall) or fault is not executed and false is returned, so that it runs again in
@@ -328,38 +347,18 @@ __attribute__((always_inline)) inline bool Machine::execute(Node& n, int id) {
     case Op::kBgeu:
       if (a >= b) next = pc + imm;
       break;
-    case Op::kLb: {
-      if constexpr (kQuiet) {
-        const uint32_t addr = a + imm;
-        if (addr >= mem_size_) return false;
-        uint8_t v;
-        std::memcpy(&v, n.mem + addr, 1);
-        x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
-        break;
-      }
-      const uint64_t v = load(n, id, a + imm, 1);
-      if (v == kNotRetired)
+    case Op::kLb:
+      if (!narrow_load<kQuiet, int8_t>(n, id, a + imm, x[in.rd])) {
+        if constexpr (kQuiet) return false;
         retire = false;
-      else
-        x[in.rd] = static_cast<uint32_t>(static_cast<int8_t>(static_cast<uint32_t>(v)));
-      break;
-    }
-    case Op::kLh: {
-      if constexpr (kQuiet) {
-        const uint32_t addr = a + imm;
-        if (addr >= mem_size_ || (addr & 1)) return false;
-        uint16_t v;
-        std::memcpy(&v, n.mem + addr, 2);
-        x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
-        break;
       }
-      const uint64_t v = load(n, id, a + imm, 2);
-      if (v == kNotRetired)
-        retire = false;
-      else
-        x[in.rd] = static_cast<uint32_t>(static_cast<int16_t>(static_cast<uint32_t>(v)));
       break;
-    }
+    case Op::kLh:
+      if (!narrow_load<kQuiet, int16_t>(n, id, a + imm, x[in.rd])) {
+        if constexpr (kQuiet) return false;
+        retire = false;
+      }
+      break;
     case Op::kLw: {
       const uint32_t addr = a + imm;
       if (addr < mem_size_ && !(addr & 3) && (kQuiet || (n.sb.empty() && !n.watch))) {  // common
@@ -374,38 +373,18 @@ __attribute__((always_inline)) inline bool Machine::execute(Node& n, int id) {
         x[in.rd] = static_cast<uint32_t>(v);
       break;
     }
-    case Op::kLbu: {
-      if constexpr (kQuiet) {
-        const uint32_t addr = a + imm;
-        if (addr >= mem_size_) return false;
-        uint8_t v;
-        std::memcpy(&v, n.mem + addr, 1);
-        x[in.rd] = static_cast<uint32_t>(v);
-        break;
-      }
-      const uint64_t v = load(n, id, a + imm, 1);
-      if (v == kNotRetired)
+    case Op::kLbu:
+      if (!narrow_load<kQuiet, uint8_t>(n, id, a + imm, x[in.rd])) {
+        if constexpr (kQuiet) return false;
         retire = false;
-      else
-        x[in.rd] = static_cast<uint32_t>(v);
-      break;
-    }
-    case Op::kLhu: {
-      if constexpr (kQuiet) {
-        const uint32_t addr = a + imm;
-        if (addr >= mem_size_ || (addr & 1)) return false;
-        uint16_t v;
-        std::memcpy(&v, n.mem + addr, 2);
-        x[in.rd] = static_cast<uint32_t>(v);
-        break;
       }
-      const uint64_t v = load(n, id, a + imm, 2);
-      if (v == kNotRetired)
-        retire = false;
-      else
-        x[in.rd] = static_cast<uint32_t>(v);
       break;
-    }
+    case Op::kLhu:
+      if (!narrow_load<kQuiet, uint16_t>(n, id, a + imm, x[in.rd])) {
+        if constexpr (kQuiet) return false;
+        retire = false;
+      }
+      break;
     case Op::kSb:
       if constexpr (kQuiet) {
         if (!quiet_store(n, a + imm, 1, b)) return false;

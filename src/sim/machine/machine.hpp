@@ -91,6 +91,8 @@ class Machine {
   template <bool kQuiet>
   bool execute(Node& n, int id);
   bool quiet_store(Node& n, uint32_t addr, uint32_t size, uint32_t value);
+  template <bool kQuiet, typename T>
+  bool narrow_load(Node& n, int id, uint32_t addr, uint32_t& rd);
   uint64_t load(Node& n, int id, uint32_t addr, uint32_t size);
   bool store(Node& n, int id, uint32_t addr, uint32_t size, uint32_t value);
   bool mmio_load(Node& n, int id, uint32_t reg, uint32_t& value);
