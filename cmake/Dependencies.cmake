@@ -105,13 +105,29 @@ if(NOT CONVEYOR_RISCV_CC)
   endif()
 endif()
 
+# MPI (Open MPI): the distributed layer (src/distributed, library conveyor_distributed) and
+# `conveyor cholesky --grid` under mpirun. Without it everything else builds and runs as before.
+set(_mpi_found FALSE)
+if(NOT CONVEYOR_WITH_MPI STREQUAL "OFF")
+  # The C API only: the layer uses no C++ bindings (deprecated, and noisy under -Wextra).
+  find_package(MPI QUIET COMPONENTS C)
+  find_program(CONVEYOR_MPIEXEC NAMES mpirun mpiexec)
+  if(MPI_C_FOUND AND CONVEYOR_MPIEXEC)
+    set(_mpi_found TRUE)
+    add_library(conveyor_mpi INTERFACE IMPORTED)
+    target_link_libraries(conveyor_mpi INTERFACE MPI::MPI_C)
+    target_compile_definitions(conveyor_mpi INTERFACE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+  endif()
+endif()
+conveyor_optional(MPI _mpi_found)
+
 find_package(GTest QUIET)
 find_package(benchmark QUIET)
 
 function(conveyor_print_summary)
   message(STATUS "")
   message(STATUS "Conveyor ${PROJECT_VERSION} configuration (${CMAKE_BUILD_TYPE}):")
-  foreach(opt OPENCL CUDA HWLOC NUMA MEMKIND DSA OPENBLAS)
+  foreach(opt OPENCL CUDA HWLOC NUMA MEMKIND DSA OPENBLAS MPI)
     if(CONVEYOR_HAVE_${opt})
       set(state "yes")
     else()

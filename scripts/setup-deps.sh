@@ -11,6 +11,7 @@ packages=(
   libhwloc-dev libnuma-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
   libopenblas-dev liblapacke-dev
+  libopenmpi-dev openmpi-bin
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   python3-matplotlib
 )
@@ -18,7 +19,7 @@ packages=(
 [ "$(uname -m)" = x86_64 ] && packages+=(libmemkind-dev)
 # libaccel-config configures Intel DSA work queues (the `dsa` mover); optional, x86-64 only.
 [ "$(uname -m)" = x86_64 ] && packages+=(libaccel-config-dev)
-[ "${1:-}" = --bench ] && packages+=(likwid starpu-examples hyperfine)
+[ "${1:-}" = --bench ] && packages+=(likwid starpu-examples hyperfine libscalapack-openmpi-dev)
 
 missing=()
 for p in "${packages[@]}"; do

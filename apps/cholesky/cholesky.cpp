@@ -7,6 +7,7 @@
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/cuda_kernels.hpp"
+#include "cholesky/graph.hpp"
 #include "cholesky/opencl_kernels.hpp"
 #include "conveyor/error.hpp"
 
@@ -119,31 +120,32 @@ namespace {
 template <typename TileFn>
 void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn& tile,
                   Factorization& f) {
-  // Higher priority for tasks whose output tile is needed sooner: the column it belongs to
-  // becomes the panel at that step. Within one column, potrf > trsm > syrk > gemm.
-  auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
-  for (int k = 0; k < nt; ++k) {
-    rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority(k, 3));
-    ++f.potrf_tasks;
-    for (int i = k + 1; i < nt; ++i) {
-      rt.submit(codelets.trsm, {{tile(k, k), Access::Read}, {tile(i, k), Access::ReadWrite}},
-                priority(k, 2));
-      ++f.trsm_tasks;
-    }
-    for (int i = k + 1; i < nt; ++i) {
-      for (int j = k + 1; j < i; ++j) {
+  for_each_task(nt, [&](Kernel kernel, int i, int j, int k, int priority) {
+    switch (kernel) {
+      case Kernel::Potrf:
+        rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority);
+        ++f.potrf_tasks;
+        break;
+      case Kernel::Trsm:
+        rt.submit(codelets.trsm, {{tile(k, k), Access::Read}, {tile(i, k), Access::ReadWrite}},
+                  priority);
+        ++f.trsm_tasks;
+        break;
+      case Kernel::Gemm:
         rt.submit(codelets.gemm,
                   {{tile(i, k), Access::Read},
                    {tile(j, k), Access::Read},
                    {tile(i, j), Access::ReadWrite}},
-                  priority(j, 0));
+                  priority);
         ++f.gemm_tasks;
-      }
-      rt.submit(codelets.syrk, {{tile(i, k), Access::Read}, {tile(i, i), Access::ReadWrite}},
-                priority(i, 1));
-      ++f.syrk_tasks;
+        break;
+      case Kernel::Syrk:
+        rt.submit(codelets.syrk, {{tile(i, k), Access::Read}, {tile(i, i), Access::ReadWrite}},
+                  priority);
+        ++f.syrk_tasks;
+        break;
     }
-  }
+  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "cholesky/matrix.hpp"
 #include "cholesky/run.hpp"
+#include "cholesky_distributed.hpp"
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
@@ -35,6 +36,7 @@ struct CholeskyCliOptions {
   bool no_warmup = false;
   bool check = false;
   std::string trace;
+  std::string grid;  // PxQ: distributed over MPI ranks
   OutputOptions output;
 };
 
@@ -192,7 +194,11 @@ void print_tables(std::ostream& out, const Report& report) {
 
 void run_cholesky_command(const CholeskyCliOptions& o) {
   auto configs = configurations(o);
-  for (const auto& c : configs) ch::validate(c);  // every bad option before the first long run
+  // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
+  // exactly as a build without MPI does.
+  const bool distributed = !o.grid.empty() || mpi_launched();
+  if (!distributed)
+    for (const auto& c : configs) ch::validate(c);  // every bad option before the first long run
 
   nlohmann::json options = {{"n", o.n},
                             {"block", o.block},
@@ -205,6 +211,13 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"repeat", o.repeat},
                             {"check", o.check},
                             {"warmup", !o.no_warmup}};
+  if (distributed) {
+    if (configs.size() > 1)
+      throw UsageError(
+          "cholesky: a distributed run takes one configuration (one precision, one coherence)");
+    run_distributed_cholesky({configs.front(), o.grid, o.output, options});
+    return;
+  }
   Report report("cholesky", options);
   std::vector<std::string> failures;
   for (const auto& c : configs) {
@@ -279,6 +292,11 @@ void add_cholesky_command(CLI::App& app) {
       "Check ||A - L L^T||_F / ||A||_F <= 8 sqrt(n) * unit roundoff; exit 1 when above");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
+  command
+      ->add_option("--grid", o->grid,
+                   "Distribute over MPI ranks on a P x Q process grid, tiles 2D block-cyclic (run "
+                   "under mpirun -np P*Q; default under mpirun: the most square grid)")
+      ->option_text("PxQ");
   add_output_options(*command, o->output);
   command->footer(
       "Examples:\n"
@@ -288,6 +306,8 @@ void add_cholesky_command(CLI::App& app) {
       "      gemm offloaded, 32 x 32 tiles: the seed's table 3 (1425 vs 19840 copies)\n"
       "  conveyor cholesky --devices cpu,cuda:0 --offload gemm --cpus 4 --trace t.json\n"
       "  conveyor plot t.json -o gantt.png                           the timeline\n"
+      "  mpirun -np 4 conveyor cholesky --n 4096 --block 256 --grid 2x2 --check\n"
+      "      4 ranks, tiles 2D block-cyclic, messages against the closed form\n"
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");

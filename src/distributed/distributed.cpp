@@ -1,0 +1,483 @@
+// The distributed layer: turns one sequential task flow, submitted on every rank, into local tasks
+// plus the send and receive tasks that move data between ranks. Each rank decides alone which
+// messages a task needs, from the bookkeeping in DataState that every rank updates identically
+// (version, holders); so no negotiation happens at run time, and a message may arrive long before
+// its receiver has submitted the task that reads it (MPI keeps it as unexpected until the receive
+// is posted).
+#include "conveyor/distributed.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include "conveyor/error.hpp"
+#include "distributed/data_state.hpp"
+#include "distributed/failure_guard.hpp"
+#include "distributed/mpi_check.hpp"
+#include "distributed/progress.hpp"
+
+namespace conveyor {
+
+using distributed::DataState;
+using distributed::Message;
+using distributed::ProgressEngine;
+
+namespace {
+
+// What a send or receive task needs besides its buffer. data_tag and version are for messages and
+// the trace; matching uses `tag` only.
+struct CommArgs {
+  int peer;
+  int tag;
+  std::uint64_t data_tag;
+  std::uint64_t version;
+};
+
+// Sends and receives are posted as soon as their dependencies allow, ahead of compute tasks that
+// are ready at the same time: a message posted late delays a whole other rank.
+constexpr int kCommPriority = 1 << 30;
+
+// Waits for a non-blocking collective without spinning: Open MPI's blocking collectives poll, and
+// a rank that reaches wait_all early would take a core from a rank still computing on the same
+// node.
+void wait_quietly(MPI_Request& request) {
+  auto sleep = std::chrono::microseconds(1);
+  for (;;) {
+    int flag = 0;
+    CONVEYOR_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
+    if (flag) return;
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
+  }
+}
+
+Codelet comm_codelet(const char* name, Message::Kind kind,
+                     const std::shared_ptr<ProgressEngine>& engine) {
+  Codelet c(name);
+  c.cpu([engine, kind](const TaskContext& t) {
+    auto a = t.args<CommArgs>();
+    const Buffer& b = t.buffer(0);
+    Message m;
+    m.kind = kind;
+    m.peer = a.peer;
+    m.tag = a.tag;
+    m.ptr = b.ptr;
+    m.elem_size = b.elem_size;
+    m.rows = b.rows;
+    m.cols = b.cols;
+    m.ld = b.ld;
+    m.completion = t.defer();  // the worker is free at once; the engine finishes the task
+    engine->post(std::move(m));
+  });
+  return c;
+}
+
+}  // namespace
+
+class Distributed::Impl {
+ public:
+  Impl(Runtime& rt, MPI_Comm comm);
+  ~Impl();
+
+  DataState& check(const DistributedData& d, std::string_view use) const;
+  Data& local_copy(DataState& d);
+  void transfer(DataState& d, int from, int to);
+  TaskId submit(int exec, const Codelet& codelet, std::span<const DistributedAccess> accesses,
+                int priority, std::string_view name, std::span<const std::byte> args);
+  void wait_all();
+  void throw_if_failed() const {
+    if (failed_) throw Error(failed_message_ + " (reported by an earlier wait_all)");
+  }
+
+  Runtime& rt_;
+  MPI_Comm user_comm_;
+  MPI_Comm data_comm_ = MPI_COMM_NULL, control_comm_ = MPI_COMM_NULL, coll_comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  long tag_ub_ = 32767;
+  std::shared_ptr<ProgressEngine> engine_;
+  Codelet send_, recv_;
+  std::unique_ptr<distributed::FailureGuard> guard_;
+  std::uint64_t next_data_tag_ = 0;
+  std::vector<std::uint64_t> sent_to_, received_from_;  // messages per peer so far: the MPI tag
+  std::uint64_t tasks_ = 0, skipped_ = 0;
+  bool failed_ = false;
+  std::string failed_message_;
+};
+
+Distributed::Impl::Impl(Runtime& rt, MPI_Comm comm)
+    : rt_(rt), user_comm_(comm), send_("mpi_send"), recv_("mpi_recv") {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    throw UsageError("Distributed: MPI is not initialised (create a conveyor::MpiSession first)");
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE)
+    throw Error(
+        "Distributed: MPI was initialised without MPI_THREAD_MULTIPLE; the progress thread calls "
+        "MPI next to the submitting thread (use conveyor::MpiSession, or MPI_Init_thread with "
+        "MPI_THREAD_MULTIPLE)");
+  if (rt.options().cpus == 0)
+    throw UsageError(
+        "Distributed: the runtime needs a CPU worker (sends and receives are CPU tasks)");
+  // Private communicators: the layer's messages never match the user's, and collectives on
+  // coll_comm_ (main thread) never interleave with the progress thread's traffic.
+  for (MPI_Comm* c : {&data_comm_, &control_comm_, &coll_comm_}) {
+    CONVEYOR_MPI_CHECK(MPI_Comm_dup(comm, c));
+    CONVEYOR_MPI_CHECK(MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN));
+  }
+  MPI_Comm_rank(data_comm_, &rank_);
+  MPI_Comm_size(data_comm_, &size_);
+  int flag = 0;
+  int* ub = nullptr;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  if (flag && ub) tag_ub_ = *ub;
+  sent_to_.assign(static_cast<std::size_t>(size_), 0);
+  received_from_.assign(static_cast<std::size_t>(size_), 0);
+  engine_ = std::make_shared<ProgressEngine>(data_comm_, control_comm_, rank_, size_);
+  send_ = comm_codelet("mpi_send", Message::Kind::Send, engine_);
+  recv_ = comm_codelet("mpi_recv", Message::Kind::Recv, engine_);
+  guard_ = std::make_unique<distributed::FailureGuard>(engine_, rt.workers());
+}
+
+Distributed::Impl::~Impl() {
+  engine_->stop();
+  for (MPI_Comm* c : {&data_comm_, &control_comm_, &coll_comm_})
+    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+}
+
+DataState& Distributed::Impl::check(const DistributedData& d, std::string_view use) const {
+  DataState* s = d.state();
+  if (!s) throw UsageError(fmt::format("{}: empty DistributedData handle", use));
+  if (s->layer != this)
+    throw UsageError(fmt::format("{}: {} belongs to another Distributed", use, s->describe()));
+  if (!s->registered)
+    throw UsageError(fmt::format("{}: {} used after unregister", use, s->describe()));
+  return *s;
+}
+
+Data& Distributed::Impl::local_copy(DataState& d) {
+  if (!d.local.registered()) {
+    if (d.user_ptr) {
+      d.local =
+          rt_.register_matrix_bytes(d.user_ptr, d.elem_size, d.rows, d.cols, d.user_ld, d.name);
+    } else {
+      // Zeroed so that a rank never computes on stale heap contents, even in a failing run.
+      d.buffer.reset(new std::byte[d.bytes()]());
+      d.local = rt_.register_matrix_bytes(d.buffer.get(), d.elem_size, d.rows, d.cols, d.rows,
+                                          d.name);
+    }
+  }
+  return d.local;
+}
+
+// One message of d's current version from `from` to `to`: a send task on `from` (reads its copy)
+// and a receive task on `to` (writes its copy); the k-th message between two ranks has tag k on
+// both sides, because both number them in flow order.
+void Distributed::Impl::transfer(DataState& d, int from, int to) {
+  if (rank_ != from && rank_ != to) return;
+  const bool sending = rank_ == from;
+  const int peer = sending ? to : from;
+  std::uint64_t& seq = sending ? sent_to_[static_cast<std::size_t>(peer)]
+                               : received_from_[static_cast<std::size_t>(peer)];
+  CommArgs args{peer, static_cast<int>(seq % (static_cast<std::uint64_t>(tag_ub_) + 1)), d.tag,
+                d.version};
+  ++seq;
+  Data& local = local_copy(d);
+  std::string name = fmt::format("{} {} v{} {} rank {}", sending ? "send" : "recv", d.describe(),
+                                 d.version, sending ? "to" : "from", peer);
+  rt_.submit(sending ? send_ : recv_, {{local, sending ? Access::Read : Access::Write}},
+             kCommPriority, name, std::as_bytes(std::span(&args, 1)));
+}
+
+TaskId Distributed::Impl::submit(int exec, const Codelet& codelet,
+                                 std::span<const DistributedAccess> accesses, int priority,
+                                 std::string_view name, std::span<const std::byte> args) {
+  throw_if_failed();
+  std::string_view label = name.empty() ? std::string_view(codelet.name()) : name;
+  std::vector<DataState*> states;
+  states.reserve(accesses.size());
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    DataState& d = check(accesses[i].data, fmt::format("task '{}'", label));
+    if (std::find(states.begin(), states.end(), &d) != states.end())
+      throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
+    states.push_back(&d);
+  }
+  if (exec < 0) {  // owner computes: the first written data's owner, else the first data's
+    for (std::size_t i = 0; i < accesses.size() && exec < 0; ++i)
+      if (writes(accesses[i].mode)) exec = states[i]->owner;
+    if (exec < 0) exec = states.empty() ? 0 : states.front()->owner;
+  }
+  if (exec >= size_)
+    throw UsageError(fmt::format("task '{}': rank {} does not exist ({} ranks)", label, exec, size_));
+
+  // Inputs: every datum the task reads must be current on `exec`.
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    DataState& d = *states[i];
+    if (reads(accesses[i].mode) && !d.holders[static_cast<std::size_t>(exec)]) {
+      transfer(d, d.owner, exec);
+      d.holders[static_cast<std::size_t>(exec)] = true;
+    }
+  }
+  TaskId id = 0;
+  if (rank_ == exec) {
+    std::vector<DataAccess> local;
+    local.reserve(accesses.size());
+    for (std::size_t i = 0; i < accesses.size(); ++i)
+      local.push_back({local_copy(*states[i]), accesses[i].mode});
+    id = rt_.submit(guard_->guarded(codelet), local, priority, name, args);
+    ++tasks_;
+  } else {
+    ++skipped_;
+  }
+  // Outputs: a new version lives on `exec` only; data owned elsewhere go back to their owner.
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    if (!writes(accesses[i].mode)) continue;
+    DataState& d = *states[i];
+    ++d.version;
+    d.holders.assign(d.holders.size(), false);
+    d.holders[static_cast<std::size_t>(exec)] = true;
+    if (exec != d.owner) {
+      transfer(d, exec, d.owner);
+      d.holders[static_cast<std::size_t>(d.owner)] = true;
+    }
+  }
+  return id;
+}
+
+void Distributed::Impl::wait_all() {
+  throw_if_failed();
+  std::string local_error;
+  try {
+    rt_.wait_all();
+  } catch (const Error& e) {
+    local_error = e.what();
+  }
+  // A failure the guard did not see (a device's asynchronous error): tell the others now.
+  if (!local_error.empty()) engine_->abort(local_error);
+
+  // Agreement: the lowest rank that failed first on its own (its reason is its own) tells all.
+  int origin = engine_->aborted() ? engine_->abort_origin() : INT_MAX;
+  int agreed = INT_MAX;
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(MPI_Iallreduce(&origin, &agreed, 1, MPI_INT, MPI_MIN, coll_comm_, &request));
+  wait_quietly(request);
+  if (agreed == INT_MAX) return;
+  char reason[ProgressEngine::kReasonBytes] = {};
+  if (rank_ == agreed) {
+    std::string text = engine_->abort_reason();
+    std::strncpy(reason, text.c_str(), sizeof reason - 1);
+  }
+  CONVEYOR_MPI_CHECK(
+      MPI_Ibcast(reason, static_cast<int>(sizeof reason), MPI_CHAR, agreed, coll_comm_, &request));
+  wait_quietly(request);
+  reason[sizeof reason - 1] = '\0';
+  failed_ = true;
+  failed_message_ = fmt::format("distributed run failed: rank {}: {}", agreed, reason);
+  throw Error(failed_message_);
+}
+
+// ---- public forwarding ------------------------------------------------------------------------
+
+bool DistributedData::registered() const { return state_ && state_->registered; }
+int DistributedData::owner() const { return state_ ? state_->owner : -1; }
+std::uint64_t DistributedData::tag() const { return state_ ? state_->tag : 0; }
+const std::string& DistributedData::name() const {
+  static const std::string kNone;
+  return state_ ? state_->name : kNone;
+}
+Data DistributedData::local() const { return state_ ? state_->local : Data(); }
+
+Distributed::Distributed(Runtime& runtime, MPI_Comm comm)
+    : impl_(std::make_unique<Impl>(runtime, comm)) {}
+Distributed::~Distributed() = default;
+
+int Distributed::rank() const { return impl_->rank_; }
+int Distributed::size() const { return impl_->size_; }
+MPI_Comm Distributed::communicator() const { return impl_->user_comm_; }
+Runtime& Distributed::runtime() const { return impl_->rt_; }
+
+DistributedData Distributed::register_matrix_bytes(void* ptr, std::size_t elem_size,
+                                                   std::size_t rows, std::size_t cols,
+                                                   std::size_t ld, int owner, std::string name) {
+  impl_->throw_if_failed();
+  std::string label = name.empty() ? "data" : fmt::format("'{}'", name);
+  if (owner < 0 || owner >= impl_->size_)
+    throw UsageError(fmt::format("register {}: owner rank {} does not exist ({} ranks)", label,
+                                 owner, impl_->size_));
+  if (elem_size == 0 || rows == 0 || cols == 0)
+    throw UsageError(fmt::format("register {}: empty ({} x {} of {} bytes)", label, rows, cols,
+                                 elem_size));
+  if (ptr && ld < rows)
+    throw UsageError(fmt::format("register {}: leading dimension {} < rows {}", label, ld, rows));
+  auto s = std::make_shared<DataState>();
+  s->layer = impl_.get();
+  s->tag = impl_->next_data_tag_++;
+  s->owner = owner;
+  s->elem_size = elem_size;
+  s->rows = rows;
+  s->cols = cols;
+  s->user_ptr = ptr;
+  s->user_ld = ld;
+  s->name = std::move(name);
+  s->holders.assign(static_cast<std::size_t>(impl_->size_), false);
+  s->holders[static_cast<std::size_t>(owner)] = true;
+  if (owner == impl_->rank_) impl_->local_copy(*s);
+  return DistributedData(std::move(s));
+}
+
+void Distributed::set_owner(DistributedData& data, int owner) {
+  impl_->throw_if_failed();
+  DataState& d = impl_->check(data, "set_owner");
+  if (owner < 0 || owner >= impl_->size_)
+    throw UsageError(fmt::format("set_owner {}: rank {} does not exist ({} ranks)", d.describe(),
+                                 owner, impl_->size_));
+  if (owner == d.owner) return;
+  if (!d.holders[static_cast<std::size_t>(owner)]) {
+    impl_->transfer(d, d.owner, owner);
+    d.holders[static_cast<std::size_t>(owner)] = true;
+  }
+  d.owner = owner;
+  if (owner == impl_->rank_) impl_->local_copy(d);
+}
+
+TaskId Distributed::submit(const Codelet& codelet, std::span<const DistributedAccess> accesses,
+                           int priority, std::string_view name, std::span<const std::byte> args) {
+  return impl_->submit(-1, codelet, accesses, priority, name, args);
+}
+
+TaskId Distributed::submit_on(int rank, const Codelet& codelet,
+                              std::span<const DistributedAccess> accesses, int priority,
+                              std::string_view name, std::span<const std::byte> args) {
+  if (rank < 0)
+    throw UsageError(fmt::format("submit_on: rank {} does not exist", rank));
+  return impl_->submit(rank, codelet, accesses, priority, name, args);
+}
+
+void Distributed::wait_all() { impl_->wait_all(); }
+
+HostAccess Distributed::acquire(const DistributedData& data, Access mode) {
+  impl_->throw_if_failed();
+  DataState& d = impl_->check(data, "acquire");
+  HostAccess access;
+  if (impl_->rank_ == d.owner) access = impl_->rt_.acquire(impl_->local_copy(d), mode);
+  if (writes(mode)) {
+    ++d.version;
+    d.holders.assign(d.holders.size(), false);
+    d.holders[static_cast<std::size_t>(d.owner)] = true;
+  }
+  return access;
+}
+
+void Distributed::gather(const DistributedData& data, int root) {
+  impl_->throw_if_failed();
+  DataState& d = impl_->check(data, "gather");
+  if (root < 0 || root >= impl_->size_)
+    throw UsageError(fmt::format("gather {}: rank {} does not exist", d.describe(), root));
+  if (d.holders[static_cast<std::size_t>(root)]) return;
+  impl_->transfer(d, d.owner, root);
+  d.holders[static_cast<std::size_t>(root)] = true;
+}
+
+void Distributed::unregister(DistributedData& data) {
+  DataState& d = impl_->check(data, "unregister");
+  if (d.local.registered()) impl_->rt_.unregister(d.local);
+  d.buffer.reset();
+  d.registered = false;
+}
+
+DistributedStats Distributed::stats() const {
+  DistributedStats s;
+  auto c = impl_->engine_->counters();
+  s.rank = impl_->rank_;
+  s.tasks = impl_->tasks_;
+  s.tasks_skipped = impl_->skipped_;
+  s.messages_sent = c.sent;
+  s.bytes_sent = c.bytes_sent;
+  s.messages_received = c.received;
+  s.bytes_received = c.bytes_received;
+  s.progress_cpu_s = impl_->engine_->cpu_seconds();
+  s.progress_wall_s = impl_->engine_->wall_seconds();
+  return s;
+}
+
+void Distributed::reset_stats() {
+  impl_->engine_->reset_counters();
+  impl_->tasks_ = impl_->skipped_ = 0;
+}
+
+std::vector<DistributedStats> Distributed::all_stats() {
+  DistributedStats mine = stats();
+  std::vector<DistributedStats> all(static_cast<std::size_t>(impl_->size_));
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
+                                    MPI_BYTE, impl_->coll_comm_, &request));
+  wait_quietly(request);
+  return all;
+}
+
+void Distributed::write_trace(const std::string& path) {
+  // Each rank's runtime writes its own trace; rank 0 collects the texts (ranks may be on other
+  // nodes, so through MPI, not the file system) and renumbers the processes per rank.
+  std::string mine;
+  {
+    std::string tmp = fmt::format("{}.rank{}.tmp", path, impl_->rank_);
+    impl_->rt_.write_trace(tmp);
+    std::ifstream in(tmp);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    mine = ss.str();
+    std::remove(tmp.c_str());
+  }
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(impl_->size_));
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(
+      MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, impl_->coll_comm_, &request));
+  wait_quietly(request);
+  std::vector<int> offsets(lengths.size(), 0);
+  std::string all;
+  if (impl_->rank_ == 0) {
+    long total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += lengths[r];
+    }
+    if (total > INT_MAX) throw Error("write_trace: the ranks' traces exceed 2 GB together");
+    all.resize(static_cast<std::size_t>(total));
+  }
+  CONVEYOR_MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                  offsets.data(), MPI_CHAR, 0, impl_->coll_comm_, &request));
+  wait_quietly(request);
+  if (impl_->rank_ != 0) return;
+
+  nlohmann::json events = nlohmann::json::array();
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    auto doc = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
+                                                static_cast<std::size_t>(lengths[r])));
+    for (auto& e : doc["traceEvents"]) {
+      // Pids stay small per rank (host 1, devices 2..): rank r's go to 1000 r + pid.
+      e["pid"] = static_cast<int>(1000 * r) + e["pid"].get<int>();
+      if (e.value("name", "") == "process_name")
+        e["args"]["name"] = fmt::format("rank {} {}", r, e["args"]["name"].get<std::string>());
+      events.push_back(std::move(e));
+    }
+  }
+  nlohmann::json doc = {{"command", "distributed"},
+                        {"ranks", impl_->size_},
+                        {"displayTimeUnit", "ms"},
+                        {"traceEvents", std::move(events)}};
+  std::ofstream out(path);
+  out << doc.dump() << "\n";
+  if (!out) throw Error(fmt::format("cannot write the trace to '{}'", path));
+}
+
+}  // namespace conveyor

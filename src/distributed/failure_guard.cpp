@@ -1,0 +1,48 @@
+#include "distributed/failure_guard.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "distributed/progress.hpp"
+
+namespace conveyor::distributed {
+
+FailureGuard::FailureGuard(std::shared_ptr<ProgressEngine> engine,
+                           std::vector<std::string> workers)
+    : engine_(std::move(engine)),
+      workers_(std::make_shared<const std::vector<std::string>>(std::move(workers))) {}
+
+const Codelet& FailureGuard::guarded(const Codelet& codelet) {
+  const void* key = codelet.impl().get();
+  if (auto it = twins_.find(key); it != twins_.end()) return it->second.twin;
+
+  auto wrap = [engine = engine_, workers = workers_](TaskFunction fn) -> TaskFunction {
+    return [fn = std::move(fn), engine, workers](const TaskContext& t) {
+      auto report = [&](const char* what) {
+        std::size_t w = static_cast<std::size_t>(t.worker());
+        std::string where = w < workers->size() ? (*workers)[w] : std::string(t.device());
+        engine->abort(fmt::format("task '{}' (#{}) failed on {}: {}", t.task_name(), t.task_id(),
+                                  where, what));
+      };
+      try {
+        fn(t);
+      } catch (const std::exception& e) {
+        report(e.what());
+        throw;
+      } catch (...) {
+        report("unknown exception");
+        throw;
+      }
+    };
+  };
+  const auto& impl = *codelet.impl();
+  Codelet twin(codelet.name());
+  if (impl.cpu) twin.cpu(wrap(impl.cpu));
+  if (impl.cuda) twin.cuda(wrap(impl.cuda));
+  if (impl.opencl) twin.opencl(impl.program, wrap(impl.opencl));
+  auto [it, inserted] = twins_.emplace(key, Entry{codelet, std::move(twin)});
+  return it->second.twin;
+}
+
+}  // namespace conveyor::distributed

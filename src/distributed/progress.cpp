@@ -1,0 +1,326 @@
+#include "distributed/progress.hpp"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "conveyor/error.hpp"
+#include "distributed/mpi_check.hpp"
+
+namespace conveyor::distributed {
+namespace {
+
+constexpr auto kMaxSleepActive = std::chrono::microseconds(50);
+constexpr auto kMaxSleepIdle = std::chrono::microseconds(1000);
+
+std::int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Posts m's request. Contiguous buffers go as bytes; a column-major view with ld > rows goes as a
+// vector type (one block per column), so the user's matrix is sent in place, without packing.
+MPI_Request post_request(const Message& m, MPI_Comm comm) {
+  const std::size_t column = m.rows * m.elem_size;
+  const std::size_t total = column * m.cols;
+  MPI_Datatype type = MPI_BYTE;
+  int count = 0;
+  bool derived = false;
+  if ((m.ld == m.rows || m.cols == 1) && total <= static_cast<std::size_t>(INT_MAX)) {
+    count = static_cast<int>(total);
+  } else {
+    if (column > static_cast<std::size_t>(INT_MAX) || m.cols > static_cast<std::size_t>(INT_MAX))
+      throw Error(fmt::format("message of {} x {} elements: a column above 2 GB", m.rows, m.cols));
+    CONVEYOR_MPI_CHECK(MPI_Type_create_hvector(static_cast<int>(m.cols), static_cast<int>(column),
+                                               static_cast<MPI_Aint>(m.ld * m.elem_size),
+                                               MPI_BYTE, &type));
+    CONVEYOR_MPI_CHECK(MPI_Type_commit(&type));
+    count = 1;
+    derived = true;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = m.kind == Message::Kind::Send
+               ? MPI_Isend(m.ptr, count, type, m.peer, m.tag, comm, &request)
+               : MPI_Irecv(m.ptr, count, type, m.peer, m.tag, comm, &request);
+  // Freeing a type in use is allowed: MPI keeps it until the operations using it complete.
+  if (derived) MPI_Type_free(&type);
+  CONVEYOR_MPI_CHECK(rc);
+  return request;
+}
+
+}  // namespace
+
+void check_mpi(int code, const char* call, const char* file, int line) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error(fmt::format("{} failed at {}:{}: {}", call, file, line, text));
+}
+
+ProgressEngine::ProgressEngine(MPI_Comm data, MPI_Comm control, int rank, int size)
+    : data_(data), control_(control), rank_(rank), size_(size) {
+  started_ = std::chrono::steady_clock::now();
+  thread_ = std::thread([this] { loop(); });
+}
+
+ProgressEngine::~ProgressEngine() { stop(); }
+
+void ProgressEngine::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProgressEngine::post(Message message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stop_) {
+      queue_.push_back(std::move(message));
+      wake_.notify_one();
+      return;
+    }
+  }
+  message.completion.fail("the distributed layer is shutting down");
+}
+
+void ProgressEngine::abort(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    if (origin_ >= 0) return;  // the first failure is the one reported
+    origin_ = rank_;
+    reason_ = reason;
+    pending_abort_ = reason;
+    abort_to_send_ = true;
+  }
+  aborted_.store(true, std::memory_order_release);
+  wake_.notify_one();
+}
+
+void ProgressEngine::record_abort(int origin, const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    if (origin_ >= 0) return;
+    origin_ = origin;
+    reason_ = reason;
+  }
+  aborted_.store(true, std::memory_order_release);
+}
+
+int ProgressEngine::abort_origin() const {
+  std::lock_guard lock(mutex_);
+  return origin_;
+}
+
+std::string ProgressEngine::abort_reason() const {
+  std::lock_guard lock(mutex_);
+  return reason_;
+}
+
+ProgressEngine::Counters ProgressEngine::counters() const {
+  return {sent_.load(), bytes_sent_.load(), received_.load(), bytes_received_.load()};
+}
+
+void ProgressEngine::reset_counters() {
+  sent_ = bytes_sent_ = received_ = bytes_received_ = 0;
+}
+
+double ProgressEngine::cpu_seconds() const { return static_cast<double>(cpu_ns_.load()) * 1e-9; }
+
+double ProgressEngine::wall_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void ProgressEngine::start(Message& m, std::vector<Active>& active) {
+  Active a;
+  a.request = post_request(m, data_);
+  a.message = std::move(m);
+  active.push_back(std::move(a));
+}
+
+void ProgressEngine::fail_everything(std::vector<Active>& active, std::vector<Message>& queued) {
+  std::string why = fmt::format("stopped: rank {} failed: {}", abort_origin(), abort_reason());
+  for (auto& m : queued) m.completion.fail(why);
+  queued.clear();
+  for (auto& a : active) {
+    if (a.finished) continue;
+    // A receive that has not matched is cancelled; a send cannot be (Open MPI ignores
+    // MPI_Cancel on sends), so it is left to finish or to be freed at shutdown. Either way its
+    // task fails now: the rank that would match it is giving up too.
+    if (a.message.kind == Message::Kind::Recv) MPI_Cancel(&a.request);
+    a.message.completion.fail(why);
+    a.finished = true;
+  }
+}
+
+void ProgressEngine::loop() {
+  std::vector<Active> active;
+  std::vector<Message> incoming;
+  std::vector<MPI_Request> requests;
+  std::vector<int> indices;
+  std::vector<MPI_Status> statuses;
+  std::vector<MPI_Request> notices;  // abort notices we sent
+  std::string notice_text;
+  char notice_in[kReasonBytes] = {};
+  MPI_Request notice_recv = MPI_REQUEST_NULL;
+  auto post_notice_recv = [&] {
+    MPI_Irecv(notice_in, static_cast<int>(kReasonBytes), MPI_CHAR, MPI_ANY_SOURCE, kAbortTag,
+              control_, &notice_recv);
+  };
+  post_notice_recv();
+  auto sleep = std::chrono::microseconds(0);
+
+  for (;;) {
+    bool progressed = false;
+    bool stopping = false;
+    bool broadcast = false;
+    {
+      std::lock_guard lock(mutex_);
+      incoming.swap(queue_);
+      stopping = stop_;
+      if (abort_to_send_) {
+        broadcast = true;
+        abort_to_send_ = false;
+        notice_text = pending_abort_.substr(0, kReasonBytes - 1);
+      }
+    }
+    if (broadcast) {
+      // Small and sent once per peer: eager messages that complete without the peer's help.
+      for (int r = 0; r < size_; ++r) {
+        if (r == rank_) continue;
+        MPI_Request req = MPI_REQUEST_NULL;
+        MPI_Isend(notice_text.c_str(), static_cast<int>(notice_text.size() + 1), MPI_CHAR, r,
+                  kAbortTag, control_, &req);
+        notices.push_back(req);
+      }
+      fail_everything(active, incoming);
+      progressed = true;
+    }
+    if (!incoming.empty()) {
+      progressed = true;
+      if (aborted()) {
+        fail_everything(active, incoming);
+      } else {
+        for (auto& m : incoming) {
+          try {
+            start(m, active);
+          } catch (const std::exception& e) {
+            // An MPI error on this rank is a failure like any task's: the others must stop too.
+            m.completion.fail(e.what());
+            abort(e.what());
+          }
+        }
+        incoming.clear();
+      }
+    }
+    if (notice_recv != MPI_REQUEST_NULL) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Test(&notice_recv, &flag, &status);
+      if (flag && !stopping) {
+        notice_in[kReasonBytes - 1] = '\0';
+        record_abort(status.MPI_SOURCE, notice_in);
+        fail_everything(active, incoming);
+        post_notice_recv();  // later notices are drained and ignored
+        progressed = true;
+      }
+    }
+    if (!active.empty()) {
+      requests.resize(active.size());
+      for (std::size_t i = 0; i < active.size(); ++i) requests[i] = active[i].request;
+      indices.resize(active.size());
+      statuses.resize(active.size());
+      int done = 0;
+      int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &done,
+                            indices.data(), statuses.data());
+      if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+        // No request can be trusted any more: fail them all and tell the other ranks.
+        char text[MPI_MAX_ERROR_STRING] = {};
+        int length = 0;
+        MPI_Error_string(rc, text, &length);
+        abort(fmt::format("MPI_Testsome failed: {}", text));
+        continue;
+      }
+      if (done > 0 && done != MPI_UNDEFINED) {
+        progressed = true;
+        for (int k = 0; k < done; ++k) {
+          Active& a = active[static_cast<std::size_t>(indices[k])];
+          a.request = MPI_REQUEST_NULL;
+          if (a.finished) continue;
+          a.finished = true;
+          const MPI_Status& st = statuses[static_cast<std::size_t>(k)];
+          if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING] = {};
+            int length = 0;
+            MPI_Error_string(st.MPI_ERROR, text, &length);
+            std::string why = fmt::format("MPI {} with rank {} failed: {}",
+                                          a.message.kind == Message::Kind::Send ? "send" : "receive",
+                                          a.message.peer, text);
+            a.message.completion.fail(why);
+            abort(why);
+            continue;
+          }
+          if (a.message.kind == Message::Kind::Send) {
+            ++sent_;
+            bytes_sent_ += a.message.bytes();
+          } else {
+            ++received_;
+            bytes_received_ += a.message.bytes();
+          }
+          a.message.completion.done();
+        }
+        // Drop finished entries (order does not matter to MPI_Testsome).
+        active.erase(std::remove_if(active.begin(), active.end(),
+                                    [](const Active& a) {
+                                      return a.finished && a.request == MPI_REQUEST_NULL;
+                                    }),
+                     active.end());
+      }
+    }
+    if (stopping) break;
+    if (progressed) {
+      sleep = std::chrono::microseconds(0);
+      continue;
+    }
+    auto cap = active.empty() ? kMaxSleepIdle : kMaxSleepActive;
+    sleep = std::min<std::chrono::microseconds>(
+        cap, std::max<std::chrono::microseconds>(std::chrono::microseconds(1), sleep * 2));
+    cpu_ns_.store(thread_cpu_ns(), std::memory_order_relaxed);
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, sleep, [&] { return !queue_.empty() || stop_ || abort_to_send_; });
+  }
+
+  // Shutdown: whatever is left belongs to tasks that never completed (no wait_all before the
+  // layer went away, or an abort).
+  {
+    std::lock_guard lock(mutex_);
+    incoming.swap(queue_);
+  }
+  for (auto& m : incoming) m.completion.fail("the distributed layer was destroyed first");
+  for (auto& a : active) {
+    if (!a.finished) a.message.completion.fail("the distributed layer was destroyed first");
+    if (a.request == MPI_REQUEST_NULL) continue;
+    if (a.message.kind == Message::Kind::Recv) {
+      MPI_Cancel(&a.request);
+      MPI_Wait(&a.request, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request_free(&a.request);
+    }
+  }
+  if (notice_recv != MPI_REQUEST_NULL) {
+    MPI_Cancel(&notice_recv);
+    MPI_Wait(&notice_recv, MPI_STATUS_IGNORE);
+  }
+  for (auto& req : notices)
+    if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
+  cpu_ns_.store(thread_cpu_ns(), std::memory_order_relaxed);
+}
+
+}  // namespace conveyor::distributed
