@@ -210,10 +210,14 @@ TEST(Distributed, RanksSubmittingAtVeryDifferentSpeedsStillMatch) {
       }
     }
     dist.wait_all();
-    for (u32 v : mem[static_cast<std::size_t>(dist.rank())]) {
-      ASSERT_EQ(v, expected[static_cast<std::size_t>(dist.rank())]) << len << " elements";
+    // EXPECT, not ASSERT: a rank leaving the test early would leave the others in a collective.
+    std::size_t wrong = 0;
+    for (u32 v : mem[static_cast<std::size_t>(dist.rank())])
+      wrong += v != expected[static_cast<std::size_t>(dist.rank())];
+    EXPECT_EQ(wrong, 0u) << len << " elements";
+    if (n > 1) {
+      EXPECT_GT(dist.stats().messages_received, 0u);
     }
-    if (n > 1) EXPECT_GT(dist.stats().messages_received, 0u);
     for (auto& d : x) dist.unregister(d);
   }
 }
