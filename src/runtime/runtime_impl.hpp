@@ -16,14 +16,15 @@
 #include "data/coherence.hpp"
 #include "data/data_state.hpp"
 #include "data/transfer_stats.hpp"
-#include "runtime/device_driver.hpp"
+#include "device/codelet_impl.hpp"
+#include "device/driver.hpp"
+#include "device/trace.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
-#include "runtime/trace.hpp"
 
 namespace conveyor {
 
-class Runtime::Impl {
+class Runtime::Impl final : public detail::CompletionSink {
  public:
   /// `extra_drivers` are devices given directly (tests: emulated devices), after options.devices.
   Impl(RuntimeOptions options, std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers);
@@ -81,12 +82,18 @@ class Runtime::Impl {
   void start_workers();
   void cpu_loop(Worker& w);
   void device_loop(Worker& w);
-  /// Runs a CPU task; returns false when it failed (recorded).
-  bool run_cpu(Worker& w, runtime::Task* t);
+  enum class Ran { Done, Failed, Deferred };
+  /// Runs a CPU task; Failed has been recorded; Deferred ends through finish_deferred.
+  Ran run_cpu(Worker& w, runtime::Task* t);
+  /// A deferred CPU task ended (Completion::done / fail), from any thread.
+  void finish_deferred(void* task, const char* error) noexcept override;
   /// Prepares and enqueues a device task; returns false when that failed (recorded).
   bool launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
   static void on_device_done(void* user, const char* error);
+  /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
+  /// completed slots' tasks; the rest goes to the trace.
+  void collect_timings(Worker& w, const std::vector<Slot*>& done);
 
   // Under mutex_.
   void add_dependencies(runtime::Task* t);

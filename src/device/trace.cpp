@@ -1,4 +1,4 @@
-#include "runtime/trace.hpp"
+#include "device/trace.hpp"
 
 #include <fmt/format.h>
 
