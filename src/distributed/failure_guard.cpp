@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "device/codelet_impl.hpp"  // the one internal header the layer reads: see the .hpp
 #include "distributed/progress.hpp"
 
 namespace conveyor::distributed {
@@ -14,7 +15,8 @@ FailureGuard::FailureGuard(std::shared_ptr<ProgressEngine> engine,
       workers_(std::make_shared<const std::vector<std::string>>(std::move(workers))) {}
 
 const Codelet& FailureGuard::guarded(const Codelet& codelet) {
-  const void* key = codelet.impl().get();
+  const auto& impl = *detail::CodeletAccess::impl(codelet);
+  const void* key = &impl;
   if (auto it = twins_.find(key); it != twins_.end()) return it->second.twin;
 
   auto wrap = [engine = engine_, workers = workers_](TaskFunction fn) -> TaskFunction {
@@ -36,11 +38,11 @@ const Codelet& FailureGuard::guarded(const Codelet& codelet) {
       }
     };
   };
-  const auto& impl = *codelet.impl();
   Codelet twin(codelet.name());
-  if (impl.cpu) twin.cpu(wrap(impl.cpu));
-  if (impl.cuda) twin.cuda(wrap(impl.cuda));
-  if (impl.opencl) twin.opencl(impl.program, wrap(impl.opencl));
+  if (impl.has(DeviceKind::Cpu)) twin.cpu(wrap(impl.fn(DeviceKind::Cpu)));
+  if (impl.has(DeviceKind::Cuda)) twin.cuda(wrap(impl.fn(DeviceKind::Cuda)));
+  if (impl.has(DeviceKind::OpenCL)) twin.opencl(impl.program, wrap(impl.fn(DeviceKind::OpenCL)));
+  if (impl.flops) twin.flops(impl.flops);
   auto [it, inserted] = twins_.emplace(key, Entry{codelet, std::move(twin)});
   return it->second.twin;
 }

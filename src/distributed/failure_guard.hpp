@@ -6,6 +6,9 @@
 // twin with the same name and implementations that reports an exception to the progress engine
 // before rethrowing it to the runtime.
 //
+// Reading a codelet's implementations needs the library's internal view of Codelet
+// (device/codelet_impl.hpp): the only place where the layer goes below the public API.
+//
 // Limit: a device error that surfaces only when the device finishes (an asynchronous kernel
 // failure) is not seen here; it reaches the others when this rank's wait_all returns. A runtime
 // hook (a failure callback in RuntimeOptions) would cover it; see docs/distributed.md.
