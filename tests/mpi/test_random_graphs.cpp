@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -169,6 +170,13 @@ TEST(DistributedDifferential, RandomGraphsAcrossRanksMatchASequentialRun) {
       SCOPED_TRACE(std::string("CONVEYOR_DIFF_SEED=") + std::to_string(seed) + " configuration " +
                    c.name + " graph " + std::to_string(g));
       run_graph(dist, graph_rng, codelet);
+    }
+    std::uint64_t messages = 0;
+    for (const auto& s : dist.all_stats()) messages += s.messages_sent;
+    if (std::getenv("CONVEYOR_DIFF_VERBOSE") && dist.rank() == 0)
+      std::printf("%s: %llu messages\n", c.name, static_cast<unsigned long long>(messages));
+    if (dist.size() > 1) {
+      EXPECT_GT(messages, graphs) << c.name << ": the graphs hardly communicated";
     }
     if (c.emulated > 0 && dist.rank() == 0 && dist.size() > 1) {
       EXPECT_GT(rt->stats().h2d_copies, 0u) << c.name << ": no task ran on a device";
