@@ -45,6 +45,9 @@ struct CommArgs {
 // are ready at the same time: a message posted late delays a whole other rank.
 constexpr int kCommPriority = 1 << 30;
 
+// The trace's process for the messages of a rank (the runtime's own pids are 1, 2, ...).
+constexpr int kMessagesPid = 900;
+
 // Waits for a non-blocking collective without spinning: Open MPI's blocking collectives poll, and
 // a rank that reaches wait_all early would take a core from a rank still computing on the same
 // node.
@@ -143,6 +146,7 @@ Distributed::Impl::Impl(Runtime& rt, MPI_Comm comm)
   sent_to_.assign(static_cast<std::size_t>(size_), 0);
   received_from_.assign(static_cast<std::size_t>(size_), 0);
   engine_ = std::make_shared<ProgressEngine>(data_comm_, control_comm_, rank_, size_);
+  if (rt.options().trace) engine_->record_events([&rt] { return rt.seconds(); });
   send_ = comm_codelet("mpi_send", Message::Kind::Send, engine_);
   recv_ = comm_codelet("mpi_recv", Message::Kind::Recv, engine_);
   guard_ = std::make_unique<distributed::FailureGuard>(engine_, rt.workers());
@@ -434,8 +438,31 @@ void Distributed::write_trace(const std::string& path) {
     std::ifstream in(tmp);
     std::stringstream ss;
     ss << in.rdbuf();
-    mine = ss.str();
+    in.close();
     std::remove(tmp.c_str());
+    // The messages, on a process of their own: one track for sends, one for receives.
+    auto doc = nlohmann::json::parse(ss.str());
+    auto& events = doc["traceEvents"];
+    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kMessagesPid}, {"tid", 0},
+                      {"args", {{"name", "messages"}}}});
+    for (int tid : {1, 2})
+      events.push_back({{"ph", "M"},
+                        {"name", "thread_name"},
+                        {"pid", kMessagesPid},
+                        {"tid", tid},
+                        {"args", {{"name", tid == 1 ? "sends" : "receives"}}}});
+    for (const auto& e : impl_->engine_->events()) {
+      bool send = e.kind == Message::Kind::Send;
+      events.push_back({{"ph", "X"},
+                        {"name", fmt::format("{} {}", send ? "to" : "from", e.peer)},
+                        {"cat", "transfer"},
+                        {"pid", kMessagesPid},
+                        {"tid", send ? 1 : 2},
+                        {"ts", e.start_s * 1e6},
+                        {"dur", std::max(0.0, e.end_s - e.start_s) * 1e6},
+                        {"args", {{"bytes", e.bytes}}}});
+    }
+    mine = doc.dump();
   }
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<std::size_t>(impl_->size_));
@@ -466,7 +493,8 @@ void Distributed::write_trace(const std::string& path) {
     for (auto& e : doc["traceEvents"]) {
       // Pids stay small per rank (host 1, devices 2..): rank r's go to 1000 r + pid.
       e["pid"] = static_cast<int>(1000 * r) + e["pid"].get<int>();
-      if (e.value("name", "") == "process_name")
+      // Track names carry the rank too: a Gantt chart labels rows by track.
+      if (e.value("name", "") == "process_name" || e.value("name", "") == "thread_name")
         e["args"]["name"] = fmt::format("rank {} {}", r, e["args"]["name"].get<std::string>());
       events.push_back(std::move(e));
     }

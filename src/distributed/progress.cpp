@@ -138,8 +138,16 @@ double ProgressEngine::wall_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
+void ProgressEngine::record_events(std::function<double()> now) { now_ = std::move(now); }
+
+std::vector<ProgressEngine::Event> ProgressEngine::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
 void ProgressEngine::start(Message& m, std::vector<Active>& active) {
   Active a;
+  if (now_) a.start_s = now_();
   a.request = post_request(m, data_);
   a.message = std::move(m);
   active.push_back(std::move(a));
@@ -266,6 +274,11 @@ void ProgressEngine::loop() {
             a.message.completion.fail(why);
             abort(why);
             continue;
+          }
+          if (now_) {
+            std::lock_guard lock(mutex_);
+            events_.push_back(
+                {a.message.kind, a.message.peer, a.message.bytes(), a.start_s, now_()});
           }
           if (a.message.kind == Message::Kind::Send) {
             ++sent_;

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -73,6 +74,17 @@ class ProgressEngine {
   double cpu_seconds() const;
   double wall_seconds() const;
 
+  /// A finished message, for the trace: times in the runtime's seconds (Runtime::seconds).
+  struct Event {
+    Message::Kind kind;
+    int peer;
+    std::size_t bytes;
+    double start_s, end_s;
+  };
+  /// Starts recording events with `now` as the clock (before the first message).
+  void record_events(std::function<double()> now);
+  std::vector<Event> events() const;
+
   static constexpr int kAbortTag = 1;
   static constexpr std::size_t kReasonBytes = 1024;
 
@@ -81,6 +93,7 @@ class ProgressEngine {
     MPI_Request request = MPI_REQUEST_NULL;
     Message message;
     bool finished = false;  // the task was failed already (abort); only MPI's side is left
+    double start_s = 0;
   };
 
   void loop();
@@ -103,6 +116,8 @@ class ProgressEngine {
 
   std::atomic<std::uint64_t> sent_{0}, bytes_sent_{0}, received_{0}, bytes_received_{0};
   std::atomic<std::int64_t> cpu_ns_{0};
+  std::function<double()> now_;  // set before the thread sees a message; null: no events
+  std::vector<Event> events_;    // guarded by mutex_
   std::chrono::steady_clock::time_point started_;
   std::thread thread_;
 };
