@@ -122,6 +122,17 @@ TEST(CliCholesky, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+// Without mpirun a --grid needs one rank (with MPI) or is refused (without): bad usage either way.
+TEST(CliCholesky, GridsTheJobCannotRunAreBadUsage) {
+  for (const char* args : {"--n 64 --grid 2x2", "--n 64 --grid 2y2", "--n 64 --grid 0x1",
+                           "--n 64 --grid 1x1 --precision s,d"}) {
+    SCOPED_TRACE(args);
+    CliResult r = run_cli(std::string("cholesky ") + args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+  }
+}
+
 TEST(CliCholesky, HelpTeachesWithExamples) {
   CliResult r = run_cli("cholesky --help");
   ASSERT_EQ(r.exit_code, 0);
