@@ -226,40 +226,45 @@ TEST(Distributed, RanksSubmittingAtVeryDifferentSpeedsStillMatch) {
 // wait_all must throw the same error, naming the rank and the task, instead of hanging (ctest's
 // timeout bounds the test if it did).
 TEST(DistributedFailure, ATaskFailingOnOneRankIsReportedOnEveryRank) {
-  Runtime rt(small_runtime());
-  Distributed dist(rt);
-  const int n = dist.size();
-  const int bad_rank = n - 1;
-  Codelet update = make_update();
-  Codelet broken("broken");
-  broken.cpu([](const TaskContext&) { throw std::runtime_error("injected failure"); });
-  std::vector<std::vector<u32>> mem(static_cast<std::size_t>(n), std::vector<u32>(64, 1));
-  std::vector<DistributedData> x;
-  for (int r = 0; r < n; ++r) x.push_back(dist.register_vector(mem[r].data(), 64, r));
-  for (int s = 0; s < 40; ++s) {
-    int target = s % n, source = (s + 1) % n;
-    if (s == 5) {
-      dist.submit(broken, {{x[bad_rank], Access::ReadWrite}}, 0, "the broken task");
-      continue;
+  // Short messages (eager) and long ones (rendezvous: sends stay unmatched when their receiver
+  // gives up), each in a fresh layer: a failed layer stays failed.
+  for (std::size_t len : {std::size_t{64}, std::size_t{20000}}) {
+    SCOPED_TRACE(std::to_string(len) + " elements per message");
+    Runtime rt(small_runtime());
+    Distributed dist(rt);
+    const int n = dist.size();
+    const int bad_rank = n - 1;
+    Codelet update = make_update();
+    Codelet broken("broken");
+    broken.cpu([](const TaskContext&) { throw std::runtime_error("injected failure"); });
+    std::vector<std::vector<u32>> mem(static_cast<std::size_t>(n), std::vector<u32>(len, 1));
+    std::vector<DistributedData> x;
+    for (int r = 0; r < n; ++r) x.push_back(dist.register_vector(mem[r].data(), len, r));
+    for (int s = 0; s < 40; ++s) {
+      int target = s % n, source = (s + 1) % n;
+      if (s == 5) {
+        dist.submit(broken, {{x[bad_rank], Access::ReadWrite}}, 0, "the broken task");
+        continue;
+      }
+      Step st{static_cast<u32>(s)};
+      if (source == target)
+        dist.submit(update, {{x[target], Access::ReadWrite}}, 0, {}, bytes_of(st));
+      else
+        dist.submit(update, {{x[target], Access::ReadWrite}, {x[source], Access::Read}}, 0, {},
+                    bytes_of(st));
     }
-    Step st{static_cast<u32>(s)};
-    if (source == target)
-      dist.submit(update, {{x[target], Access::ReadWrite}}, 0, {}, bytes_of(st));
-    else
-      dist.submit(update, {{x[target], Access::ReadWrite}, {x[source], Access::Read}}, 0, {},
-                  bytes_of(st));
+    std::string message;
+    try {
+      dist.wait_all();
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("rank " + std::to_string(bad_rank)), std::string::npos) << message;
+    EXPECT_NE(message.find("the broken task"), std::string::npos) << message;
+    EXPECT_NE(message.find("injected failure"), std::string::npos) << message;
+    // The layer stays failed, the same way on every rank.
+    EXPECT_THROW(dist.wait_all(), Error);
   }
-  std::string message;
-  try {
-    dist.wait_all();
-  } catch (const Error& e) {
-    message = e.what();
-  }
-  EXPECT_NE(message.find("rank " + std::to_string(bad_rank)), std::string::npos) << message;
-  EXPECT_NE(message.find("the broken task"), std::string::npos) << message;
-  EXPECT_NE(message.find("injected failure"), std::string::npos) << message;
-  // The layer stays failed, the same way on every rank.
-  EXPECT_THROW(dist.wait_all(), Error);
 }
 
 }  // namespace
