@@ -4,13 +4,14 @@
 
 namespace conveyor::apps::cholesky {
 
-CommunicationVolume block_cyclic_volume(int n, int block, ProcessGrid grid,
-                                        std::size_t elem_size) {
+CommunicationVolume block_cyclic_volume(int n, int block, ProcessGrid grid, std::size_t elem_size) {
   CommunicationVolume v;
   if (n <= 0 || block <= 0) return v;
   const long t = (n + block - 1) / block;
   const long p = grid.p, q = grid.q;
-  auto size = [&](long i) { return static_cast<std::uint64_t>(std::min<long>(block, n - i * block)); };
+  auto size = [&](long i) {
+    return static_cast<std::uint64_t>(std::min<long>(block, n - i * block));
+  };
   for (long k = 0; k < t; ++k) {
     long below = t - 1 - k;  // panel tiles under A_kk
     auto diag = static_cast<std::uint64_t>(std::min(p, below) - (below >= p ? 1 : 0));

@@ -55,8 +55,7 @@ struct Tiles {
 // `full`, every tile is a view of `full` (leading dimension n), so that received and gathered
 // tiles land there.
 template <typename T>
-void register_tiles(Distributed& dist, Tiles<T>& t, const SpdMatrix& a, ProcessGrid grid,
-                    T* full) {
+void register_tiles(Distributed& dist, Tiles<T>& t, const SpdMatrix& a, ProcessGrid grid, T* full) {
   t.data.assign(static_cast<std::size_t>(t.nt) * t.nt, DistributedData());
   t.own.clear();
   for (int j = 0; j < t.nt; ++j)
@@ -75,8 +74,8 @@ void register_tiles(Distributed& dist, Tiles<T>& t, const SpdMatrix& a, ProcessG
       if (owner == dist.rank())
         for (std::size_t c = 0; c < cols; ++c)
           for (std::size_t r = 0; r < rows; ++r)
-            ptr[r + c * ld] = static_cast<T>(a(i * t.block + static_cast<int>(r),
-                                               j * t.block + static_cast<int>(c)));
+            ptr[r + c * ld] = static_cast<T>(
+                a(i * t.block + static_cast<int>(r), j * t.block + static_cast<int>(c)));
       t.at(i, j) = dist.register_matrix(ptr, rows, cols, ld, owner,
                                         "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
     }
@@ -182,8 +181,8 @@ DistributedResult run_distributed(Distributed& dist, const DistributedConfig& c)
   if (c.grid.size() != dist.size())
     throw UsageError("cholesky: --grid " + c.grid.to_string() + " needs " +
                      std::to_string(c.grid.size()) + " ranks, the job has " +
-                     std::to_string(dist.size()) + " (mpirun -np " +
-                     std::to_string(c.grid.size()) + ")");
+                     std::to_string(dist.size()) + " (mpirun -np " + std::to_string(c.grid.size()) +
+                     ")");
   return c.precision == Precision::Single ? run_typed<float>(dist, c) : run_typed<double>(dist, c);
 }
 

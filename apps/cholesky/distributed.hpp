@@ -43,9 +43,7 @@ struct DistributedResult {
   double residual = 0, residual_bound = 0;
   std::uint64_t gather_messages = 0;  ///< messages of the check's gather to rank 0
   bool passed() const { return !checked || residual <= residual_bound; }
-  bool volume_matches() const {
-    return messages == expected.messages && bytes == expected.bytes;
-  }
+  bool volume_matches() const { return messages == expected.messages && bytes == expected.bytes; }
 };
 
 /// Collective over dist's ranks. Throws UsageError for a bad configuration (on every rank),

@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
   const int n = std::atoi(argv[1]), nb = std::atoi(argv[2]), p = std::atoi(argv[3]),
             q = std::atoi(argv[4]);
   if (n < 1 || nb < 1 || p < 1 || q < 1 || p * q != size) {
-    if (rank == 0) std::fprintf(stderr, "bench_scalapack_pdpotrf: bad N NB P Q for %d ranks\n", size);
+    if (rank == 0)
+      std::fprintf(stderr, "bench_scalapack_pdpotrf: bad N NB P Q for %d ranks\n", size);
     MPI_Finalize();
     return 2;
   }

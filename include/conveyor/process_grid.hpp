@@ -17,9 +17,7 @@ struct ProcessGrid {
 
   int size() const { return p * q; }
   /// The rank owning tile (i, j) under the 2D block-cyclic distribution.
-  int owner(long i, long j) const {
-    return static_cast<int>(i % p) * q + static_cast<int>(j % q);
-  }
+  int owner(long i, long j) const { return static_cast<int>(i % p) * q + static_cast<int>(j % q); }
   /// "PxQ" (e.g. "2x2"); throws UsageError for anything else or a dimension below 1.
   static ProcessGrid parse(std::string_view text);
   /// The most square grid of `ranks` processes with p <= q (4 -> 2x2, 6 -> 2x3, 7 -> 1x7).

@@ -176,8 +176,8 @@ Data& Distributed::Impl::local_copy(DataState& d) {
     } else {
       // Zeroed so that a rank never computes on stale heap contents, even in a failing run.
       d.buffer.reset(new std::byte[d.bytes()]());
-      d.local = rt_.register_matrix_bytes(d.buffer.get(), d.elem_size, d.rows, d.cols, d.rows,
-                                          d.name);
+      d.local =
+          rt_.register_matrix_bytes(d.buffer.get(), d.elem_size, d.rows, d.cols, d.rows, d.name);
     }
   }
   return d.local;
@@ -221,7 +221,8 @@ TaskId Distributed::Impl::submit(int exec, const Codelet& codelet,
     if (exec < 0) exec = states.empty() ? 0 : states.front()->owner;
   }
   if (exec >= size_)
-    throw UsageError(fmt::format("task '{}': rank {} does not exist ({} ranks)", label, exec, size_));
+    throw UsageError(
+        fmt::format("task '{}': rank {} does not exist ({} ranks)", label, exec, size_));
 
   // Inputs: every datum the task reads must be current on `exec`.
   for (std::size_t i = 0; i < accesses.size(); ++i) {
@@ -318,8 +319,8 @@ DistributedData Distributed::register_matrix_bytes(void* ptr, std::size_t elem_s
     throw UsageError(fmt::format("register {}: owner rank {} does not exist ({} ranks)", label,
                                  owner, impl_->size_));
   if (elem_size == 0 || rows == 0 || cols == 0)
-    throw UsageError(fmt::format("register {}: empty ({} x {} of {} bytes)", label, rows, cols,
-                                 elem_size));
+    throw UsageError(
+        fmt::format("register {}: empty ({} x {} of {} bytes)", label, rows, cols, elem_size));
   if (ptr && ld < rows)
     throw UsageError(fmt::format("register {}: leading dimension {} < rows {}", label, ld, rows));
   auto s = std::make_shared<DataState>();
@@ -361,8 +362,7 @@ TaskId Distributed::submit(const Codelet& codelet, std::span<const DistributedAc
 TaskId Distributed::submit_on(int rank, const Codelet& codelet,
                               std::span<const DistributedAccess> accesses, int priority,
                               std::string_view name, std::span<const std::byte> args) {
-  if (rank < 0)
-    throw UsageError(fmt::format("submit_on: rank {} does not exist", rank));
+  if (rank < 0) throw UsageError(fmt::format("submit_on: rank {} does not exist", rank));
   return impl_->submit(rank, codelet, accesses, priority, name, args);
 }
 
@@ -422,8 +422,8 @@ std::vector<DistributedStats> Distributed::all_stats() {
   DistributedStats mine = stats();
   std::vector<DistributedStats> all(static_cast<std::size_t>(impl_->size_));
   MPI_Request request = MPI_REQUEST_NULL;
-  CONVEYOR_MPI_CHECK(MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine,
-                                    MPI_BYTE, impl_->coll_comm_, &request));
+  CONVEYOR_MPI_CHECK(MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE,
+                                    impl_->coll_comm_, &request));
   wait_quietly(request);
   return all;
 }
@@ -443,7 +443,10 @@ void Distributed::write_trace(const std::string& path) {
     // The messages, on a process of their own: one track for sends, one for receives.
     auto doc = nlohmann::json::parse(ss.str());
     auto& events = doc["traceEvents"];
-    events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kMessagesPid}, {"tid", 0},
+    events.push_back({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", kMessagesPid},
+                      {"tid", 0},
                       {"args", {{"name", "messages"}}}});
     for (int tid : {1, 2})
       events.push_back({{"ph", "M"},
@@ -488,8 +491,8 @@ void Distributed::write_trace(const std::string& path) {
 
   nlohmann::json events = nlohmann::json::array();
   for (std::size_t r = 0; r < lengths.size(); ++r) {
-    auto doc = nlohmann::json::parse(all.substr(static_cast<std::size_t>(offsets[r]),
-                                                static_cast<std::size_t>(lengths[r])));
+    auto doc = nlohmann::json::parse(
+        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
     for (auto& e : doc["traceEvents"]) {
       // Pids stay small per rank (host 1, devices 2..): rank r's go to 1000 r + pid.
       e["pid"] = static_cast<int>(1000 * r) + e["pid"].get<int>();

@@ -9,8 +9,7 @@
 
 namespace conveyor::distributed {
 
-FailureGuard::FailureGuard(std::shared_ptr<ProgressEngine> engine,
-                           std::vector<std::string> workers)
+FailureGuard::FailureGuard(std::shared_ptr<ProgressEngine> engine, std::vector<std::string> workers)
     : engine_(std::move(engine)),
       workers_(std::make_shared<const std::vector<std::string>>(std::move(workers))) {}
 

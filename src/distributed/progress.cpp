@@ -36,8 +36,8 @@ MPI_Request post_request(const Message& m, MPI_Comm comm) {
     if (column > static_cast<std::size_t>(INT_MAX) || m.cols > static_cast<std::size_t>(INT_MAX))
       throw Error(fmt::format("message of {} x {} elements: a column above 2 GB", m.rows, m.cols));
     CONVEYOR_MPI_CHECK(MPI_Type_create_hvector(static_cast<int>(m.cols), static_cast<int>(column),
-                                               static_cast<MPI_Aint>(m.ld * m.elem_size),
-                                               MPI_BYTE, &type));
+                                               static_cast<MPI_Aint>(m.ld * m.elem_size), MPI_BYTE,
+                                               &type));
     CONVEYOR_MPI_CHECK(MPI_Type_commit(&type));
     count = 1;
     derived = true;
@@ -128,9 +128,7 @@ ProgressEngine::Counters ProgressEngine::counters() const {
   return {sent_.load(), bytes_sent_.load(), received_.load(), bytes_received_.load()};
 }
 
-void ProgressEngine::reset_counters() {
-  sent_ = bytes_sent_ = received_ = bytes_received_ = 0;
-}
+void ProgressEngine::reset_counters() { sent_ = bytes_sent_ = received_ = bytes_received_ = 0; }
 
 double ProgressEngine::cpu_seconds() const { return static_cast<double>(cpu_ns_.load()) * 1e-9; }
 
@@ -268,9 +266,9 @@ void ProgressEngine::loop() {
             char text[MPI_MAX_ERROR_STRING] = {};
             int length = 0;
             MPI_Error_string(st.MPI_ERROR, text, &length);
-            std::string why = fmt::format("MPI {} with rank {} failed: {}",
-                                          a.message.kind == Message::Kind::Send ? "send" : "receive",
-                                          a.message.peer, text);
+            std::string why = fmt::format(
+                "MPI {} with rank {} failed: {}",
+                a.message.kind == Message::Kind::Send ? "send" : "receive", a.message.peer, text);
             a.message.completion.fail(why);
             abort(why);
             continue;

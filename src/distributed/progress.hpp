@@ -106,12 +106,12 @@ class ProgressEngine {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::vector<Message> queue_;     // posted, not yet started (guarded by mutex_)
-  bool stop_ = false;              // guarded by mutex_
-  std::string pending_abort_;      // a local abort for the thread to broadcast (mutex_)
-  bool abort_to_send_ = false;     // (mutex_)
-  int origin_ = -1;                // (mutex_)
-  std::string reason_;             // (mutex_)
+  std::vector<Message> queue_;  // posted, not yet started (guarded by mutex_)
+  bool stop_ = false;           // guarded by mutex_
+  std::string pending_abort_;   // a local abort for the thread to broadcast (mutex_)
+  bool abort_to_send_ = false;  // (mutex_)
+  int origin_ = -1;             // (mutex_)
+  std::string reason_;          // (mutex_)
   std::atomic<bool> aborted_{false};
 
   std::atomic<std::uint64_t> sent_{0}, bytes_sent_{0}, received_{0}, bytes_received_{0};

@@ -9,9 +9,9 @@
 // CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIST_GRAPHS=<n> sets graphs per configuration.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -114,8 +114,8 @@ void run_graph(Distributed& dist, std::mt19937_64& rng, const Codelet& codelet) 
     int priority = static_cast<int>(rng() % 3);
     auto bytes = std::as_bytes(std::span(&args, 1));
     if (rng() % 6 == 0)  // not on the owner: the result travels home
-      dist.submit_on(static_cast<int>(rng() % static_cast<std::uint64_t>(ranks)), codelet, acc, priority, {},
-                     bytes);
+      dist.submit_on(static_cast<int>(rng() % static_cast<std::uint64_t>(ranks)), codelet, acc,
+                     priority, {}, bytes);
     else
       dist.submit(codelet, acc, priority, {}, bytes);
     Item& out = items[pick[0]];

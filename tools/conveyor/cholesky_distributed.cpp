@@ -65,11 +65,11 @@ void print(std::ostream& out, const nlohmann::json& row, const ch::DistributedRe
   out << "\nMessages per rank (factorisation only; MB = 1e6 bytes)\n";
   Table ranks({"rank", "tasks", "sent", "MB sent", "received", "MB received", "progress CPU %"});
   for (const auto& s : r.ranks)
-    ranks.add_row({std::to_string(s.rank), std::to_string(s.tasks),
-                   std::to_string(s.messages_sent), fixed(s.bytes_sent / 1e6, 2),
-                   std::to_string(s.messages_received), fixed(s.bytes_received / 1e6, 2),
-                   fixed(s.progress_wall_s > 0 ? 100 * s.progress_cpu_s / s.progress_wall_s : 0,
-                         1)});
+    ranks.add_row(
+        {std::to_string(s.rank), std::to_string(s.tasks), std::to_string(s.messages_sent),
+         fixed(s.bytes_sent / 1e6, 2), std::to_string(s.messages_received),
+         fixed(s.bytes_received / 1e6, 2),
+         fixed(s.progress_wall_s > 0 ? 100 * s.progress_cpu_s / s.progress_wall_s : 0, 1)});
   ranks.print(out);
   out << fmt::format(
       "\nCommunication: {} messages, {:.2f} MB; closed form for block-cyclic Cholesky: {} "
@@ -91,8 +91,9 @@ void run_distributed_cholesky(const DistributedCholeskyRun& run) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ProcessGrid grid = run.grid.empty() ? ProcessGrid::square(size) : ProcessGrid::parse(run.grid);
   if (grid.size() != size)
-    throw UsageError(fmt::format("cholesky: --grid {} needs {} ranks, this job has {} (mpirun -np {})",
-                                 grid.to_string(), grid.size(), size, grid.size()));
+    throw UsageError(
+        fmt::format("cholesky: --grid {} needs {} ranks, this job has {} (mpirun -np {})",
+                    grid.to_string(), grid.size(), size, grid.size()));
 
   ch::RunConfig config = run.config;
   const int local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0);

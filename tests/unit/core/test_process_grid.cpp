@@ -1,8 +1,7 @@
-#include "conveyor/process_grid.hpp"
-
 #include <gtest/gtest.h>
 
 #include "conveyor/error.hpp"
+#include "conveyor/process_grid.hpp"
 
 namespace conveyor {
 namespace {
