@@ -100,6 +100,8 @@ struct DistributedStats {
   double progress_wall_s = 0;  ///< wall time it lived
 };
 
+/// Every member is called from one thread per rank (the one that submits), in the same order on
+/// every rank; the layer's own progress thread does the rest.
 class Distributed {
  public:
   /// Wraps `runtime` (which must have at least one CPU worker: sends and receives are CPU tasks)
