@@ -5,13 +5,15 @@
 //   mpirun -np 2 bench_distributed_pingpong [--rounds R] [--bytes B] [--json]
 //
 // Prints the round-trip time of both and the layer's added time per message ((layer - raw) / 2),
-// and the CPU time of the layer's progress threads.
+// and the CPU time of the layer's progress threads, busy and then idle for a second (nothing
+// posted: only the abort-notice receive is tested).
 #include <mpi.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "conveyor/distributed.hpp"
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
   raw_pingpong(rank, rounds / 10 + 1, buf);  // warm the connection
   double raw = raw_pingpong(rank, rounds, buf);
 
-  double layer = 0, cpu = 0, wall = 0;
+  double layer = 0, cpu = 0, wall = 0, idle = 0;
   {
     conveyor::RuntimeOptions o;
     o.cpus = 1;
@@ -95,27 +97,36 @@ int main(int argc, char** argv) {
     auto after = dist.stats();
     cpu = after.progress_cpu_s - before.progress_cpu_s;
     wall = layer * rounds;
+    auto quiet = dist.stats();
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto later = dist.stats();
+    idle = (later.progress_cpu_s - quiet.progress_cpu_s) /
+           (later.progress_wall_s - quiet.progress_wall_s);
     dist.unregister(dx);
     dist.unregister(dy);
   }
-  double cpu_max = 0;
+  double cpu_max = 0, idle_max = 0;
   MPI_Reduce(&cpu, &cpu_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&idle, &idle_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double added = (layer - raw) / 2;
     if (json)
       std::printf(
           "{\"command\": \"distributed_pingpong\", \"results\": [{\"bytes\": %zu, \"rounds\": %d, "
           "\"raw_rtt_us\": %.3f, \"layer_rtt_us\": %.3f, \"added_per_message_us\": %.3f, "
-          "\"progress_cpu_percent\": %.2f}]}\n",
-          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall);
+          "\"progress_cpu_percent\": %.2f, \"idle_progress_cpu_percent\": %.3f}]}\n",
+          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall,
+          100 * idle_max);
     else
       std::printf(
           "ping-pong of %zu bytes, %d rounds (2 ranks)\n"
           "  raw MPI round trip          %9.2f us\n"
           "  empty tasks round trip      %9.2f us  (2 tasks + 2 messages)\n"
           "  added per message           %9.2f us\n"
-          "  progress thread CPU         %9.1f %% of one core (busiest rank)\n",
-          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall);
+          "  progress thread CPU         %9.1f %% of one core (busiest rank)\n"
+          "  progress thread CPU, idle   %9.3f %% of one core\n",
+          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall,
+          100 * idle_max);
   }
   return 0;
 }

@@ -14,7 +14,7 @@ namespace conveyor::distributed {
 namespace {
 
 constexpr auto kMaxSleepActive = std::chrono::microseconds(50);
-constexpr auto kMaxSleepIdle = std::chrono::microseconds(1000);
+constexpr auto kMaxSleepIdle = std::chrono::microseconds(10000);
 
 std::int64_t thread_cpu_ns() {
   timespec ts{};

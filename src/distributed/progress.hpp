@@ -8,7 +8,7 @@
 // burns a core just like a busy loop; and a blocked wait cannot take new requests without a
 // self-message to wake it. Here the thread tests with MPI_Testsome, and when a round completes
 // nothing it sleeps on a condition variable for a time that doubles from 1 us up to 50 us while
-// requests are outstanding (1 ms when none: only the abort receive is pending); a new message
+// requests are outstanding (10 ms when none: only the abort receive is pending); a new message
 // wakes it at once. The cost is at most ~50 us of added latency per message and a few percent of
 // one core while messages are in flight (measured: docs/distributed.md).
 //
