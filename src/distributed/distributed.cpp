@@ -10,13 +10,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-#include <unordered_map>
 
 #include "conveyor/error.hpp"
 #include "distributed/data_state.hpp"
