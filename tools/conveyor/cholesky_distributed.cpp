@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cholesky/distributed.hpp"
+#include "commands.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -84,11 +85,37 @@ void print(std::ostream& out, const nlohmann::json& row, const ch::DistributedRe
 
 bool mpi_launched() { return MpiSession::launched(); }
 
+namespace {
+
+void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size);
+
+}  // namespace
+
 void run_distributed_cholesky(const DistributedCholeskyRun& run) {
   MpiSession mpi;
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Errors that every rank raises alike (the same bad option, the failure the ranks agreed on, a
+  // failed check) are printed once, by rank 0; anything else by the rank that has it.
+  try {
+    run_on_ranks(run, rank, size);
+  } catch (const UsageError&) {
+    if (rank != 0) throw QuietExit{2};
+    throw;
+  } catch (const ValidationError&) {
+    if (rank != 0) throw QuietExit{1};
+    throw;
+  } catch (const Error& e) {
+    if (rank != 0 && std::string_view(e.what()).starts_with("distributed run failed"))
+      throw QuietExit{1};
+    throw;
+  }
+}
+
+namespace {
+
+void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
   ProcessGrid grid = run.grid.empty() ? ProcessGrid::square(size) : ProcessGrid::parse(run.grid);
   if (grid.size() != size)
     throw UsageError(
@@ -174,5 +201,7 @@ void run_distributed_cholesky(const DistributedCholeskyRun& run) {
     throw ValidationError("cholesky: check failed: " + text);
   }
 }
+
+}  // namespace
 
 }  // namespace conveyor::cli

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const cli::QuietExit& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     std::cerr << "conveyor: " << e.what() << " (see --help)\n";
     return 2;
