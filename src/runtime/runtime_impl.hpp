@@ -19,6 +19,7 @@
 #include "device/codelet_impl.hpp"
 #include "device/driver.hpp"
 #include "device/trace.hpp"
+#include "runtime/perfmodel/store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
 
@@ -112,6 +113,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<runtime::Trace> trace_;
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
+  std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;
