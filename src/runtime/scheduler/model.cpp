@@ -32,7 +32,10 @@ using perfmodel::TaskShape;
 constexpr std::uint64_t kCalibrateSamples = 5;
 // Calibration tasks outstanding per device at once, so that one slow device does not receive a
 // whole wave of tasks before its first measurement says it is slow.
-constexpr int kCalibrationInFlight = 2;
+constexpr int kCalibrationInFlight = 1;
+// A device whose first measurement is this many times slower than the best alternative is not
+// measured further: more samples would only cost time (a PoCL gemm at 100x a core's).
+constexpr double kHopeless = 2.0;
 
 // Before any measurement, a codelet with a cost function is priced at a nominal rate per kind
 // (flop/s). Only a prior: calibration replaces it after a few tasks.
@@ -224,12 +227,25 @@ class ModelScheduler final : public Scheduler {
       std::uint64_t need = context().calibrate ? kCalibrateSamples : PerfModels::kMinSamples;
       int limit = workers[w].space == 0 ? std::max(cpus_, 1) : kCalibrationInFlight;
       if (n >= need || calibrating_[device] >= limit) continue;
+      if (!context().calibrate && n > 0 && hopeless(codelet, s, w)) continue;
       if (n < fewest) {
         fewest = n;
         target = w;
       }
     }
     return target;
+  }
+
+  bool hopeless(const std::string& codelet, const TaskShape& s, int w) const {
+    const auto& workers = context().workers;
+    auto mine = models_->predict(codelet, workers[w].device, s);
+    if (!mine.known()) return false;
+    for (int other : candidates_) {
+      if (other == w) continue;
+      auto p = models_->predict(codelet, workers[other].device, s);
+      if (p.known() && mine.seconds > kHopeless * p.seconds) return true;
+    }
+    return false;
   }
 
   static double prior(const TaskShape& s, DeviceKind kind) {
