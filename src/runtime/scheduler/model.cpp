@@ -228,7 +228,9 @@ class ModelScheduler final : public Scheduler {
       int limit = workers[w].space == 0 ? std::max(cpus_, 1) : kCalibrationInFlight;
       if (n >= need || calibrating_[device] >= limit) continue;
       if (!context().calibrate && n > 0 && hopeless(codelet, s, w)) continue;
-      if (n < fewest) {
+      // Ties go to a device: the CPUs get measured anyway, and a device measured on the first
+      // (often small, warm-up) tasks costs least.
+      if (n < fewest || (n == fewest && workers[w].space != 0)) {
         fewest = n;
         target = w;
       }
