@@ -42,7 +42,7 @@ constexpr double kHopeless = 2.0;
 double nominal_rate(DeviceKind kind) {
   switch (kind) {
     case DeviceKind::Cpu:
-      return 4e9;
+      return 1e10;
     case DeviceKind::Cuda:
       return 4e12;
     case DeviceKind::OpenCL:
@@ -144,12 +144,18 @@ class ModelScheduler final : public Scheduler {
     }
 
     // A device not measured yet is left out while others are: its prior (nominal flop/s) could
-    // draw a wave of tasks before its calibration tasks report.
+    // draw a wave of tasks before its calibration tasks report. The CPUs are not left out (they
+    // may be waiting for their own first measurement while a device has one): they get their
+    // prior, or without a cost function the best known prediction, a neutral guess.
     predictions_.clear();
     bool any_measured = false;
+    double best_known = std::numeric_limits<double>::max();
     for (int w : candidates_) {
       predictions_.push_back(models_->predict(codelet, workers[w].device, s));
-      any_measured = any_measured || predictions_.back().known();
+      if (predictions_.back().known()) {
+        any_measured = true;
+        best_known = std::min(best_known, predictions_.back().seconds);
+      }
     }
     double cpu_free = t + backlog_cpu() / std::max(cpus_, 1);
     int best = -1;
@@ -158,8 +164,9 @@ class ModelScheduler final : public Scheduler {
       int w = candidates_[i];
       const WorkerDesc& d = workers[w];
       const auto& p = predictions_[i];
-      if (any_measured && !p.known()) continue;
+      if (any_measured && !p.known() && d.space != 0) continue;
       double exec = p.known() ? p.seconds : prior(s, d.kind);
+      if (!p.known() && exec < 0 && any_measured) exec = best_known;
       if (exec < 0) continue;  // nothing known and no cost function
       double free = d.space == 0 ? cpu_free : t + backlog_device(w);
       if (d.shares_host_cores) free = std::max(free, cpu_free);
@@ -245,7 +252,9 @@ class ModelScheduler final : public Scheduler {
     for (int other : candidates_) {
       if (other == w) continue;
       auto p = models_->predict(codelet, workers[other].device, s);
-      if (p.known() && mine.seconds > kHopeless * p.seconds) return true;
+      // Another worker still unmeasured is compared by its prior (cost function at a nominal rate).
+      double t = p.known() ? p.seconds : prior(s, workers[other].kind);
+      if (t > 0 && mine.seconds > kHopeless * t) return true;
     }
     return false;
   }
