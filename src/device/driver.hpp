@@ -18,6 +18,8 @@
 
 namespace conveyor::runtime {
 
+class VirtualClock;
+
 struct DriverConfig {
   bool trace = false;       ///< keep timings of every lane operation (copies and tasks)
   bool time_tasks = false;  ///< keep timings of tasks (for performance models), even without trace
@@ -84,6 +86,10 @@ class DeviceDriver {
   /// Appends the timings of finished lane operations (DriverConfig::trace / time_tasks), in lane
   /// order.
   virtual void drain_trace(std::vector<TimedOp>& out) = 0;
+
+  /// A simulated device's clock: the runtime then runs in virtual time (all its devices must share
+  /// it). Null for real devices.
+  virtual VirtualClock* virtual_clock() { return nullptr; }
 
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;

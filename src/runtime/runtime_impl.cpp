@@ -62,7 +62,16 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                epoch_};
   drivers_ = open_devices(options_.devices, config);
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
-  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_);
+  for (auto& d : drivers_) {
+    runtime::VirtualClock* c = d->virtual_clock();
+    if (d == drivers_.front())
+      clock_ = c;
+    else if (c != clock_)
+      throw UsageError(fmt::format(
+          "device '{}': a simulated platform's devices cannot be mixed with other devices",
+          d->id()));
+  }
+  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
 
   std::vector<std::string> spaces{"host"};
   std::vector<runtime::DeviceDriver*> raw;
@@ -121,6 +130,7 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                                       raw);
     context.models = &models_->models();
     context.calibrate = options_.calibrate;
+    context.now = [this] { return now_s(); };
   }
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
@@ -144,6 +154,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
 }
 
 void Runtime::Impl::start_workers() {
+  // The user's thread and every worker run until they first wait.
+  if (clock_) clock_->running(1 + static_cast<int>(workers_.size()));
   for (auto& w : workers_) {
     Worker* raw = w.get();
     raw->thread = std::thread([this, raw] {
@@ -158,7 +170,7 @@ void Runtime::Impl::start_workers() {
 Runtime::Impl::~Impl() {
   {
     std::unique_lock lock(mutex_);
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   for (auto& d : registered()) {
     try {
@@ -171,7 +183,10 @@ Runtime::Impl::~Impl() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
-    for (auto& w : workers_) w->cv.notify_all();
+    for (auto& w : workers_) {
+      rouse(w->asleep);
+      w->cv.notify_all();
+    }
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
@@ -383,7 +398,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
 void Runtime::Impl::make_ready(Task* t) {
   if (t->kind == Task::Kind::Acquire) {
     t->granted = true;
-    done_cv_.notify_all();
+    notify_user();
     return;
   }
   if (t->cancelled) {
@@ -399,6 +414,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
     Worker& w = *workers_[p.worker];
     if (w.idle) {
       w.idle = false;
+      rouse(w.asleep);
       w.cv.notify_one();
     }
     return;
@@ -406,6 +422,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
   for (auto& w : workers_)
     if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
       w->idle = false;
+      rouse(w->asleep);
       w->cv.notify_one();
       return;
     }
@@ -434,7 +451,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
       if (--s->pending == 0) {
         if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
-          done_cv_.notify_all();
+          notify_user();
         } else if (s->cancelled) {
           ++cancelled_;
           ready_stack_.push_back(s);
@@ -450,7 +467,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     failed = false;  // only the first task failed; the others are cancelled
   }
-  if (finished_ == submitted_) done_cv_.notify_all();
+  if (finished_ == submitted_) notify_user();
 }
 
 void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
@@ -469,7 +486,7 @@ void Runtime::Impl::wait_all() {
     std::unique_lock lock(mutex_);
     if (open_acquires_ > 0)
       throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
   std::lock_guard lock(mutex_);
@@ -501,7 +518,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     ++open_acquires_;
     add_dependencies(t);
     if (t->pending == 0) t->granted = true;
-    done_cv_.wait(lock, [&] { return t->granted; });
+    wait_user(lock, [&] { return t->granted; });
   }
   try {
     if (reads(mode)) coherence_->fetch_to_host(d);
@@ -518,7 +535,7 @@ void Runtime::Impl::release(Task* t) {
   complete(t, false);
   --open_acquires_;
   pool_.put(t);
-  done_cv_.notify_all();
+  notify_user();
 }
 
 // ---- workers ----------------------------------------------------------------------------------
@@ -535,7 +552,9 @@ void Runtime::Impl::cpu_loop(Worker& w) {
     if (!t) {
       if (stop_) break;
       w.idle = true;
+      doze(w.asleep);
       w.cv.wait(lock);
+      rouse(w.asleep);
       w.idle = false;
       continue;
     }
@@ -565,6 +584,10 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
                                 {t->args.data(), t->args_bytes});
     TaskContextAccess::allow_defer(ctx, this, t);
     if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
+    if (clock_) {
+      run_modelled_cpu(w, t, ctx);
+      return Ran::Done;
+    }
     t->codelet->fn(DeviceKind::Cpu)(ctx);
     if (TaskContextAccess::deferred(ctx)) {
       // Its end (and the commit of what it writes) comes through finish_deferred, maybe already.
@@ -594,6 +617,22 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   return Ran::Done;
 }
 
+void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
+  if (!clock_->cpu_task_seconds)
+    throw UsageError("the simulated platform has no model for CPU tasks");
+  double start = clock_->now_s();
+  double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
+  if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
+  clock_->sleep_for(seconds);
+  for (const auto& a : t->accesses)
+    if (writes(a.mode)) coherence_->commit_host_write(*a.data);
+  w.busy_seconds += seconds;
+  t->exec_seconds = seconds;
+  if (trace_)
+    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
+                clock_->now_s() * 1e6);
+}
+
 void Runtime::Impl::finish_deferred(void* task, const char* error) noexcept {
   auto* t = static_cast<Task*>(task);
   std::string failure = error ? error : "";
@@ -616,6 +655,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
   Impl* self = slot->impl;
   std::lock_guard lock(self->mutex_);
   slot->worker->completed.push_back(slot);
+  self->rouse(slot->worker->asleep);
   slot->worker->cv.notify_one();
 }
 
@@ -639,27 +679,29 @@ void Runtime::Impl::device_loop(Worker& w) {
         w.free_slots.push_back(s);
         ++w.tasks;
         ++tasks_run_;
-        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+        if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       done.clear();
       continue;
     }
     if (w.in_flight < capacity) {
       if (Task* t = scheduler_->pop(w.index)) {
-        if (w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
+        if (w.in_flight++ == 0) w.busy_since = now_s();
         lock.unlock();
         bool ok = launch_device(w, t);
         lock.lock();
         if (!ok) {
           complete(t, true);
-          if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+          if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
         }
         continue;
       }
     }
     if (stop_ && w.in_flight == 0) break;
     w.idle = w.in_flight < capacity;
+    doze(w.asleep);
     w.cv.wait(lock);
+    rouse(w.asleep);
     w.idle = false;
   }
 }
@@ -722,6 +764,45 @@ void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
     trace_->add(w.desc.space + 1, tid, name, op.kind == K::Task ? "task" : "transfer", op.start_us,
                 op.end_us);
   }
+}
+
+// ---- time and the virtual clock's thread accounting ------------------------------------------
+
+double Runtime::Impl::now_s() const { return clock_ ? clock_->now_s() : seconds_since(epoch_); }
+
+void Runtime::Impl::doze(bool& asleep) {
+  if (asleep) return;
+  asleep = true;
+  if (clock_) clock_->running(-1);
+}
+
+void Runtime::Impl::rouse(bool& asleep) {
+  if (!asleep) return;
+  asleep = false;
+  if (clock_) clock_->running(+1);
+}
+
+template <typename Pred>
+void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
+  bool asleep = false;
+  while (!ready()) {
+    if (!asleep) user_sleepers_.push_back(&asleep);
+    doze(asleep);
+    done_cv_.wait(lock);
+    if (asleep) {  // woken by no one (spurious): stays registered
+      continue;
+    }
+  }
+  if (asleep) {
+    user_sleepers_.erase(std::find(user_sleepers_.begin(), user_sleepers_.end(), &asleep));
+    rouse(asleep);
+  }
+}
+
+void Runtime::Impl::notify_user() {
+  for (bool* asleep : user_sleepers_) rouse(*asleep);
+  user_sleepers_.clear();
+  done_cv_.notify_all();
 }
 
 // ---- reporting --------------------------------------------------------------------------------

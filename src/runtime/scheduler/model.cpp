@@ -83,7 +83,7 @@ class ModelScheduler final : public Scheduler {
     predicted_busy_[w] += predicted;
     Load& load = loads_[w];
     load.inflight = std::max(0.0, load.inflight - predicted);
-    load.anchor = std::chrono::steady_clock::now();  // the next task in its lane starts no earlier than this
+    load.anchor = now();  // the next task in its lane starts no earlier than this
     if (--load.running <= 0) {
       load.running = 0;
       load.inflight = 0;
@@ -105,7 +105,7 @@ class ModelScheduler final : public Scheduler {
     Load& load = context().workers[worker].space == 0 ? cpu_pool_ : loads_[worker];
     load.queued = std::max(0.0, load.queued - predicted);
     Load& mine = loads_[worker];
-    if (mine.running++ == 0) mine.anchor = std::chrono::steady_clock::now();
+    if (mine.running++ == 0) mine.anchor = now();
     mine.inflight += predicted;
   }
 
@@ -185,21 +185,19 @@ class ModelScheduler final : public Scheduler {
   struct Load {
     double queued = 0;    // predicted seconds placed here and not started
     double inflight = 0;  // predicted seconds started and not finished
-    std::chrono::steady_clock::time_point anchor{};
+    double anchor = 0;  // when its running work started, or its last completion
     int running = 0;
-    double remaining(std::chrono::steady_clock::time_point now) const {
-      double elapsed = std::chrono::duration<double>(now - anchor).count();
-      return queued + std::max(0.0, inflight - elapsed);
-    }
+    double remaining(double now) const { return queued + std::max(0.0, inflight - (now - anchor)); }
   };
 
   double now() const {
+    if (context().now) return context().now();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_).count();
   }
 
   // Work given to the CPUs and not done yet, in CPU-seconds.
   double backlog_cpu() const {
-    auto t = std::chrono::steady_clock::now();
+    double t = now();
     double total = cpu_pool_.queued;
     const auto& workers = context().workers;
     for (std::size_t w = 0; w < workers.size(); ++w)
@@ -207,7 +205,7 @@ class ModelScheduler final : public Scheduler {
     return total;
   }
   double backlog_device(int w) const {
-    return loads_[w].remaining(std::chrono::steady_clock::now());
+    return loads_[w].remaining(now());
   }
 
   Placement commit(Task& task, int w, double exec) {

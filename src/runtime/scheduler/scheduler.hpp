@@ -5,6 +5,7 @@
 // the queues, the priority order and the choice of whom to wake are shared here. All calls happen
 // under the runtime's lock.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <set>
@@ -53,6 +54,8 @@ struct SchedulerContext {
   /// device), and whether to measure every (codelet, device) before trusting it (calibration).
   perfmodel::PerfModels* models = nullptr;
   bool calibrate = false;
+  /// The runtime's clock in seconds (virtual time on a simulated platform); null: steady_clock.
+  std::function<double()> now;
 };
 
 class Scheduler {
