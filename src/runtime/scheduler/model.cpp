@@ -33,8 +33,8 @@ constexpr std::uint64_t kCalibrateSamples = 5;
 // Calibration tasks outstanding per device at once, so that one slow device does not receive a
 // whole wave of tasks before its first measurement says it is slow.
 constexpr int kCalibrationInFlight = 1;
-// A device whose first measurement is this many times slower than the best alternative is not
-// measured further: more samples would only cost time (a PoCL gemm at 100x a core's).
+// A device whose measurements (two at least) are this many times slower than the best alternative
+// is not measured further: more samples would only cost time (a PoCL gemm at 100x a core's).
 constexpr double kHopeless = 2.0;
 
 // Before any measurement, a codelet with a cost function is priced at a nominal rate per kind
@@ -232,7 +232,9 @@ class ModelScheduler final : public Scheduler {
       std::uint64_t need = context().calibrate ? kCalibrateSamples : PerfModels::kMinSamples;
       int limit = workers[w].space == 0 ? std::max(cpus_, 1) : kCalibrationInFlight;
       if (n >= need || calibrating_[device] >= limit) continue;
-      if (!context().calibrate && n > 0 && hopeless(codelet, s, w)) continue;
+      // Two samples at least: a device's first task often pays one-time costs (PoCL: 643 ms for
+      // a 64-tile gemm that then runs in 1.2 ms), and a GPU must not be written off for them.
+      if (!context().calibrate && n >= 2 && hopeless(codelet, s, w)) continue;
       // Ties go to a device: the CPUs get measured anyway, and a device measured on the first
       // (often small, warm-up) tasks costs least.
       if (n < fewest || (n == fewest && workers[w].space != 0)) {
