@@ -143,6 +143,15 @@ PowerFit fit_power(std::span<const std::pair<double, double>> points) {
       fit.c = c;
     }
   }
+  // A task does not get faster as its buffers grow: a negative exponent means a spike among few
+  // points (a first task paying one-time costs). Then say only "about this long".
+  if (fit.b < 0) {
+    double log_sum = 0;
+    for (const auto& p : usable) log_sum += std::log(p.second);
+    fit.a = std::exp(log_sum / static_cast<double>(usable.size()));
+    fit.b = 0;
+    fit.c = 0;
+  }
   return fit;
 }
 

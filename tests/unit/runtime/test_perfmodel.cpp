@@ -75,6 +75,11 @@ TEST(PerfModelFit, OneAndTwoPoints) {
   std::vector<std::pair<double, double>> two{{1000, 1e-3}, {8000, 8e-3 * 2.8284271}};
   EXPECT_NEAR(fit_power(two).b, 1.5, 1e-6);
   EXPECT_FALSE(fit_power({}).valid());
+  // A spike on the small size would give a negative exponent: no time falls as sizes grow.
+  std::vector<std::pair<double, double>> spike{{1000, 0.6}, {16000, 0.04}};
+  PowerFit f = fit_power(spike);
+  EXPECT_EQ(f.b, 0.0);
+  EXPECT_GE(f.predict(64000), f.predict(16000));
 }
 
 TEST(PerfModelPredict, HistoryThenRegressionThenFlops) {
