@@ -89,10 +89,16 @@ void Scheduler::OwnQueue::push(Task* t) {
 }
 
 Task* Scheduler::OwnQueue::take(std::size_t i) {
+  if (i == 0) {  // the usual case: O(log n), as the priority queue it replaces
+    std::pop_heap(heap.begin(), heap.end(), Later());
+    Task* t = heap.back();
+    heap.pop_back();
+    return t;
+  }
   Task* t = heap[i];
   heap[i] = heap.back();
   heap.pop_back();
-  std::make_heap(heap.begin(), heap.end(), Later());  // queues are short: O(n) is fine
+  std::make_heap(heap.begin(), heap.end(), Later());  // model-ready only, among the first 16
   return t;
 }
 
