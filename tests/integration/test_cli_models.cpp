@@ -44,10 +44,14 @@ TEST(CliModels, CholeskyWithTheModelSchedulerFillsTheModels) {
   }
   EXPECT_EQ(codelets, (std::set<std::string>{"potrf", "trsm", "syrk", "gemm"}));
 
-  r = run_cli("models --file " + file);
+  std::string json = temp_path("models.json"), png = temp_path("models.png");
+  r = run_cli("models --file " + file + " --json-out " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("prediction error"), std::string::npos) << r.out;
-  std::filesystem::remove(file);
+  r = run_cli("plot " + json + " -o " + png);  // time vs size per device
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  for (const auto& f : {file, json, png}) std::filesystem::remove(f);
 }
 
 TEST(CliModels, CorruptOrMissingFileIsOneLineAndExitTwo) {
