@@ -230,11 +230,17 @@ class ModelScheduler final : public Scheduler {
       std::uint64_t n = context().calibrate ? models_->samples(codelet, device, s.footprint)
                                             : models_->samples(codelet, device);
       std::uint64_t need = context().calibrate ? kCalibrateSamples : PerfModels::kMinSamples;
+      // No more out at once than the samples still needed: 16 cores must not all start a
+      // 0.4 s CPU gemm to measure what a GPU does in 0.5 ms.
       int limit = workers[w].space == 0 ? std::max(cpus_, 1) : kCalibrationInFlight;
-      if (n >= need || calibrating_[device] >= limit) continue;
-      // Two samples at least: a device's first task often pays one-time costs (PoCL: 643 ms for
+      if (n >= need) continue;
+      limit = std::min<int>(limit, static_cast<int>(need - n));
+      if (calibrating_[device] >= limit) continue;
+      // A device needs two samples: its first task often pays one-time costs (PoCL: 643 ms for
       // a 64-tile gemm that then runs in 1.2 ms), and a GPU must not be written off for them.
-      if (!context().calibrate && n >= 2 && hopeless(codelet, s, w)) continue;
+      // A CPU function has no such first-use cost beyond noise.
+      std::uint64_t judged = workers[w].space == 0 ? 1 : 2;
+      if (!context().calibrate && n >= judged && hopeless(codelet, s, w)) continue;
       // Ties go to a device: the CPUs get measured anyway, and a device measured on the first
       // (often small, warm-up) tasks costs least.
       if (n < fewest || (n == fewest && workers[w].space != 0)) {
