@@ -11,6 +11,7 @@
 #include "conveyor/calibration.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::perfmodel {
 
@@ -109,7 +110,7 @@ bool shares_host_cores(const std::string& id) {
     for (const auto& d : all_devices())
       if (d->info().id == id)
         return d->info().kind == DeviceKind::OpenCL &&
-               d->info().details.value("device_type", std::string()).find("CPU") !=
+               device_details(d->info()).value("device_type", std::string()).find("CPU") !=
                    std::string::npos;
   } catch (const std::exception&) {
   }
