@@ -1,6 +1,8 @@
 // conveyor models: the performance models the model schedulers learnt on this machine (measured
 // task times per codelet, device and buffer footprint, the fitted size curve, and how well the
 // models predicted the tasks they placed), as a table or JSON for `conveyor plot`.
+#include "runtime/perfmodel/models.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "commands.hpp"
 #include "conveyor/calibration.hpp"
 #include "conveyor/error.hpp"
-#include "runtime/perfmodel/models.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -72,7 +73,8 @@ void print_table(std::ostream& out, const Report& report, const std::string& pat
 }
 
 void run_models(const ModelsOptions& o) {
-  std::filesystem::path path = o.file.empty() ? perfmodel::default_models_path() : std::filesystem::path(o.file);
+  std::filesystem::path path =
+      o.file.empty() ? perfmodel::default_models_path() : std::filesystem::path(o.file);
   std::error_code ec;
   if (!o.file.empty() && !std::filesystem::exists(path, ec))
     throw UsageError(fmt::format("models: no file {}", path.string()));

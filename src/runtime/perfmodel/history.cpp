@@ -26,7 +26,8 @@ double median(std::vector<double> values) {
   std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
   double upper = values[mid];
   if (values.size() % 2) return upper;
-  double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  double lower =
+      *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
   return (lower + upper) / 2;
 }
 
@@ -79,9 +80,7 @@ History History::restore(std::vector<double> ring, std::uint64_t count, std::uin
   return h;
 }
 
-double PowerFit::predict(double bytes) const {
-  return a * std::pow(std::max(bytes, 1.0), b) + c;
-}
+double PowerFit::predict(double bytes) const { return a * std::pow(std::max(bytes, 1.0), b) + c; }
 
 std::string PowerFit::describe() const {
   if (!valid()) return "-";

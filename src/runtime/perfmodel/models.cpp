@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -30,8 +30,8 @@ std::string utc_now() {
 }
 
 json history_json(const History& h) {
-  return {{"samples", h.count()},  {"accepted", h.accepted()},     {"mean_s", h.mean()},
-          {"deviation_s", h.deviation()}, {"median_s", h.median()}, {"recent_s", h.ring()}};
+  return {{"samples", h.count()},         {"accepted", h.accepted()}, {"mean_s", h.mean()},
+          {"deviation_s", h.deviation()}, {"median_s", h.median()},   {"recent_s", h.ring()}};
 }
 
 History history_from(const json& j) {
@@ -188,8 +188,8 @@ json PerfModels::to_json() const {
 
 PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("conveyor_perfmodels"))
-    throw UsageError(fmt::format("performance models {} are not a Conveyor models file; {}",
-                                 origin, kRemeasure));
+    throw UsageError(fmt::format("performance models {} are not a Conveyor models file; {}", origin,
+                                 kRemeasure));
   int schema = doc.at("conveyor_perfmodels").is_number_integer()
                    ? doc.at("conveyor_perfmodels").get<int>()
                    : -1;
@@ -225,8 +225,8 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
     throw UsageError(
         fmt::format("performance models {} are malformed ({}); {}", origin, e.what(), kRemeasure));
   } catch (const std::logic_error& e) {  // stoul
-    throw UsageError(fmt::format("performance models {} are malformed (bad footprint); {}", origin,
-                                 kRemeasure));
+    throw UsageError(
+        fmt::format("performance models {} are malformed (bad footprint); {}", origin, kRemeasure));
   }
   return m;
 }
@@ -258,8 +258,7 @@ void PerfModels::save(const std::filesystem::path& path) const {
   }
 }
 
-PerfModels PerfModels::load(const std::filesystem::path& path,
-                            const MachineFingerprint& expected) {
+PerfModels PerfModels::load(const std::filesystem::path& path, const MachineFingerprint& expected) {
   const std::string origin = path.string();
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -278,9 +277,9 @@ PerfModels PerfModels::load(const std::filesystem::path& path,
   PerfModels m = from_json(doc, origin);
   if (m.machine.hostname != expected.hostname || m.machine.cpu_model != expected.cpu_model ||
       m.machine.devices != expected.devices)
-    throw UsageError(fmt::format(
-        "performance models {} were measured on another machine ('{}', {} devices); {}", origin,
-        m.machine.hostname, m.machine.devices.size(), kRemeasure));
+    throw UsageError(
+        fmt::format("performance models {} were measured on another machine ('{}', {} devices); {}",
+                    origin, m.machine.hostname, m.machine.devices.size(), kRemeasure));
   return m;
 }
 

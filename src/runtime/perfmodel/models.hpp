@@ -49,8 +49,8 @@ struct HistoryRow {
 /// Latency + bytes / bandwidth of one device's link to the host.
 struct LinkModel {
   double latency_us = 0;
-  double bw_gbs = 0;       ///< 1 GB/s = 1e9 B/s
-  std::string source;      ///< "probe" (the calibration), "measured" (at first use), "assumed"
+  double bw_gbs = 0;   ///< 1 GB/s = 1e9 B/s
+  std::string source;  ///< "probe" (the calibration), "measured" (at first use), "assumed"
   double seconds(std::uint64_t bytes) const {
     return bytes == 0 ? 0.0 : latency_us * 1e-6 + static_cast<double>(bytes) / (bw_gbs * 1e9);
   }

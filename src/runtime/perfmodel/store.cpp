@@ -17,7 +17,9 @@ namespace conveyor::perfmodel {
 
 namespace {
 
-void warn(const std::string& line) { std::fprintf(stderr, "conveyor: warning: %s\n", line.c_str()); }
+void warn(const std::string& line) {
+  std::fprintf(stderr, "conveyor: warning: %s\n", line.c_str());
+}
 
 }  // namespace
 

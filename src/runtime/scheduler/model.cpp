@@ -185,7 +185,7 @@ class ModelScheduler final : public Scheduler {
   struct Load {
     double queued = 0;    // predicted seconds placed here and not started
     double inflight = 0;  // predicted seconds started and not finished
-    double anchor = 0;  // when its running work started, or its last completion
+    double anchor = 0;    // when its running work started, or its last completion
     int running = 0;
     double remaining(double now) const { return queued + std::max(0.0, inflight - (now - anchor)); }
   };
@@ -204,9 +204,7 @@ class ModelScheduler final : public Scheduler {
       if (workers[w].space == 0) total += loads_[w].remaining(t);
     return total;
   }
-  double backlog_device(int w) const {
-    return loads_[w].remaining(now());
-  }
+  double backlog_device(int w) const { return loads_[w].remaining(now()); }
 
   Placement commit(Task& task, int w, double exec) {
     task.predicted_seconds = exec;
@@ -313,8 +311,8 @@ class ModelScheduler final : public Scheduler {
   std::unique_ptr<PerfModels> own_models_;  // when the runtime keeps none (tests)
   int cpus_ = 0;
   std::chrono::steady_clock::time_point epoch_;
-  Load cpu_pool_;             // queued: placed in the CPUs' pool, not started
-  std::vector<Load> loads_;   // per worker; CPU workers use inflight/anchor for their task
+  Load cpu_pool_;            // queued: placed in the CPUs' pool, not started
+  std::vector<Load> loads_;  // per worker; CPU workers use inflight/anchor for their task
   std::vector<double> predicted_busy_;
   std::map<std::string, int, std::less<>> calibrating_;  // calibration tasks out, per device
   std::uint64_t calibration_tasks_ = 0;

@@ -32,7 +32,9 @@ std::filesystem::path temp_dir() {
   return dir;
 }
 
-void sleep_ms(double ms) { std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms)); }
+void sleep_ms(double ms) {
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
 
 // "work": its CPU and device implementations take the modelled times.
 Codelet work(double cpu_ms, double device_ms) {

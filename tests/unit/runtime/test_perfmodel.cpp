@@ -2,12 +2,12 @@
 // outliers, the size regression, footprints, and the models file (round trip, corrupt, foreign,
 // other schema).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "conveyor/error.hpp"
