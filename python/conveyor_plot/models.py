@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
 from . import figure
 from .errors import UsageError
 from .results import number, tagged_rows, text
@@ -38,11 +40,9 @@ def draw(results):
     colours = {d: figure.colour(i) for i, d in enumerate(devices)}
     for i, codelet in enumerate(codelets):
         ax = axes[i // cols][i % cols]
-        xs_all = []
         for device, entry in sorted(by_codelet[codelet].items()):
             pts = sorted(entry["points"])
             xs = [p[0] for p in pts]
-            xs_all += xs
             ax.errorbar(xs, [p[1] * 1e3 for p in pts], yerr=[p[2] * 1e3 for p in pts], fmt="o",
                         ms=4, color=colours[device], label=device, capsize=2)
             if entry["fit"] and len(xs) > 0:
@@ -51,9 +51,12 @@ def draw(results):
                 grid = [lo * (hi / lo) ** (k / 40) for k in range(41)]
                 ax.plot(grid, [(a * max(x, 1.0) ** b + c) * 1e3 for x in grid], "-", lw=1,
                         color=colours[device], alpha=0.7)
-        ax.set_xscale("log")
+        # Log in both: sizes and times span decades. Ticks in powers of 4 with KiB/MiB labels.
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_locator(LogLocator(base=4, numticks=8))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_major_formatter(FuncFormatter(figure.format_bytes))
         ax.set_yscale("log")
-        figure.bytes_axis(ax, xs_all)
         ax.set_xlabel("task buffers (bytes)")
         ax.set_ylabel("time per task (ms)")
         ax.set_title(codelet)
