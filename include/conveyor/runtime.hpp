@@ -43,8 +43,8 @@ enum class Coherence {
 enum class DeviceCopy {
   HostStaged,  ///< device -> host -> device (default; counts a D2H and an H2D)
   PeerCopy,    ///< a direct device-to-device copy where the backend supports it (CUDA), else staged
-  /// A task that only reads the data runs with the peer's replica, read over the link by the kernel
-  /// (seed 003 method 1); no copy is made or counted. Written data is peer-copied. Simulated
+  /// Where peer-copy would copy from a peer, the task uses the peer's replica in place: the kernel
+  /// reads and writes it over the link (seed 003 method 1); no copy is made or counted. Simulated
   /// platforms model it; real CUDA devices would need cudaDeviceEnablePeerAccess, which the CUDA
   /// driver does not call yet, so they peer-copy instead.
   PeerDirect

@@ -97,9 +97,9 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
-  if (need_copy && !writes(mode) && device_copy_ == DeviceCopy::PeerDirect) {
-    // peer-direct: a read-only task uses a peer's valid replica in place (pinned there); nothing
-    // is copied or counted, the kernel reads over the link.
+  if (need_copy && device_copy_ == DeviceCopy::PeerDirect) {
+    // peer-direct: the task uses a peer's valid replica in place (pinned there); nothing is copied
+    // or counted, the kernel reads (and writes) it over the link.
     if (int src = peer_direct_source(d, space); src > 0) {
       ++d.replicas[src].pins;
       r.direct_from.push_back(src);
@@ -150,8 +150,11 @@ void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
     return;
   }
   if (writes(mode)) {
+    // peer-direct: the task wrote the peer's replica in place (the only direct user of the data
+    // now: a writer waits for every earlier reader).
+    int target = r.direct_from.empty() ? space : r.direct_from.back();
     for (auto& other : d.replicas) other.state = Msi::Invalid;
-    r.state = Msi::Modified;
+    d.replicas[target].state = Msi::Modified;
   }
 }
 
@@ -180,7 +183,11 @@ void CoherenceEngine::unpin(DataState& d, int space) {
 }
 
 int CoherenceEngine::peer_direct_source(DataState& d, int space) const {
-  if (policy_ == Coherence::Naive || valid(d.replicas[space].state)) return -1;
+  // Only where peer-copy would copy from a peer: with the host valid, a peer's replica may still
+  // be arriving on that peer's lane (it is marked valid when enqueued), so the host supplies it.
+  if (policy_ == Coherence::Naive || valid(d.replicas[space].state) ||
+      valid(d.replicas[kHostSpace].state))
+    return -1;
   int src = -1;
   for (int s = 1; s < spaces(); ++s)
     if (s != space && valid(d.replicas[s].state) &&

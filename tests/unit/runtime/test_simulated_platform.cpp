@@ -137,10 +137,11 @@ TEST(SimulatedPlatform, PeerCopiesReplaceHostStagedOnesAsInSeedTable5) {
   // 32 tiles; 105 for 16).
   EXPECT_EQ(peer.d2h_copies, 105u);
   EXPECT_EQ(one.d2h_copies, 105u);
-  // peer-direct reads in place: every tile goes from the host to the devices once, as with one
-  // GPU; only tiles a task writes are copied between them. (Which device gets which gemm depends
-  // on the order tasks become ready, so the D2D counts vary from run to run, as on real devices.)
-  EXPECT_EQ(direct.h2d_copies, one.h2d_copies);
+  // peer-direct uses a peer's replica in place where peer-copy would copy it: no D2D copies; tiles
+  // the host holds still go host to device. (Which device gets which gemm depends on the order
+  // tasks become ready, so the other counts vary from run to run, as on real devices.)
+  EXPECT_EQ(direct.d2d_copies, 0u);
+  EXPECT_GE(direct.h2d_copies, one.h2d_copies);
   EXPECT_EQ(direct.d2h_copies, 105u);
   EXPECT_EQ(staged.spaces.size(), 2u);
   std::remove(path.c_str());
