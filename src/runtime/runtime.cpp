@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "conveyor/error.hpp"
 #include "data/data_state.hpp"
 #include "device/codelet_impl.hpp"

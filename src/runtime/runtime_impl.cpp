@@ -40,7 +40,7 @@ std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
   for (const auto& id : wanted) {
     for (const auto& d : drivers)
       if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
-    drivers.push_back(find_device(id)->make_driver(config));
+    drivers.push_back(runtime::make_driver(*find_device(id), config));
   }
   return drivers;
 }
