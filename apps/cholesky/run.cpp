@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
@@ -63,9 +62,7 @@ class HostMatrix {
 
 bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
 // Whether the run touches the matrix: a real run, or a simulated one that runs the kernels.
-bool touches_matrix(const RunConfig& c) {
-  return !simulated(c) || c.runtime.platform_run_kernels;
-}
+bool touches_matrix(const RunConfig& c) { return !simulated(c) || c.runtime.platform_run_kernels; }
 
 template <typename T>
 RunResult run_typed(const RunConfig& c) {

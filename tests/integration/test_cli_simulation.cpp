@@ -35,7 +35,7 @@ TEST(CliSimulation, JsonRowsPerGpuCountAndDeviceCopy) {
   for (const auto& row : doc["results"]) {
     EXPECT_TRUE(row["simulated"].get<bool>());
     EXPECT_GT(row["time_s"].get<double>(), 0.0);
-    EXPECT_EQ(row["tasks"], 816);  // 16 tiles
+    EXPECT_EQ(row["tasks"], 816);       // 16 tiles
     EXPECT_EQ(row["d2h_copies"], 105);  // 15 * 14 / 2 tiles gemm writes, back once each
   }
   EXPECT_EQ(doc["results"][3]["device_copy"], "peer-direct");
@@ -59,8 +59,9 @@ TEST(CliSimulation, BadPlatformInputIsOneLineAndExit2) {
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("'links[0].gbs' must not be negative"), std::string::npos) << r.err;
   std::filesystem::remove(path);
-  for (const char* args : {"cholesky --n 1024 --gpus 2", "cholesky --n 1024 --platform /nonexistent.json",
-                           "cholesky --n 1024 --device-copy sideways"}) {
+  for (const char* args :
+       {"cholesky --n 1024 --gpus 2", "cholesky --n 1024 --platform /nonexistent.json",
+        "cholesky --n 1024 --device-copy sideways"}) {
     CliResult bad = run_cli(args);
     EXPECT_EQ(bad.exit_code, 2) << args;
     EXPECT_EQ(line_count(bad.err), 1) << args << ": " << bad.err;

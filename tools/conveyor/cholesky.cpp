@@ -36,8 +36,8 @@ struct CholeskyCliOptions {
   bool no_warmup = false;
   bool check = false;
   std::string trace;
-  std::string platform;                 // a simulated platform file
-  std::vector<int> gpus;                // device counts to simulate (empty: 1, 2, 4, ...)
+  std::string platform;   // a simulated platform file
+  std::vector<int> gpus;  // device counts to simulate (empty: 1, 2, 4, ...)
   std::vector<std::string> device_copies{"host-staged"};
   bool sim_run_kernels = false;
   OutputOptions output;
@@ -98,25 +98,25 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
     for (const auto& coh : o.coherences)
       for (const auto& copy : o.device_copies)
         for (int gpus : gpu_counts) {
-      ch::RunConfig c;
-      c.runtime.platform = o.platform;
-      c.runtime.platform_devices = gpus;
-      c.runtime.platform_run_kernels = o.sim_run_kernels;
-      c.runtime.device_copy = parse_device_copy(copy);
-      c.n = o.n;
-      c.block = o.block;
-      c.precision = ch::parse_precision(p);
-      c.runtime.cpus = with_cpu ? o.cpus : 0;
-      c.runtime.devices = devices;
-      c.runtime.scheduler = sched;
-      c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : o.offload;
-      c.runtime.coherence = parse_coherence(coh);
-      c.repeat = o.repeat;
-      c.warmup = !o.no_warmup;
-      c.check = o.check;
-      c.trace = o.trace;
-      configs.push_back(std::move(c));
-    }
+          ch::RunConfig c;
+          c.runtime.platform = o.platform;
+          c.runtime.platform_devices = gpus;
+          c.runtime.platform_run_kernels = o.sim_run_kernels;
+          c.runtime.device_copy = parse_device_copy(copy);
+          c.n = o.n;
+          c.block = o.block;
+          c.precision = ch::parse_precision(p);
+          c.runtime.cpus = with_cpu ? o.cpus : 0;
+          c.runtime.devices = devices;
+          c.runtime.scheduler = sched;
+          c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : o.offload;
+          c.runtime.coherence = parse_coherence(coh);
+          c.repeat = o.repeat;
+          c.warmup = !o.no_warmup;
+          c.check = o.check;
+          c.trace = o.trace;
+          configs.push_back(std::move(c));
+        }
   if (!o.trace.empty() && configs.size() > 1)
     throw UsageError(
         "cholesky: --trace needs a single configuration (one precision, one coherence, one "
@@ -171,8 +171,8 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"total_bytes", s.total_bytes()},
       {"device_allocations", s.device_allocations},
       {"device_copy", to_string(c.runtime.device_copy)},
-      {"platform", c.runtime.platform.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(c.runtime.platform)},
+      {"platform",
+       c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
       {"gpus", c.runtime.platform_devices},
       {"simulated", !c.runtime.platform.empty()},
       {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
@@ -196,17 +196,16 @@ constexpr std::uint64_t kSeedTable5[3][3] = {{960, 1451, 2418}, {465, 465, 465},
 void print_table5(std::ostream& out, const nlohmann::json& rows) {
   std::vector<std::string> groups;
   for (const auto& r : rows) {
-    std::string g = fmt::format("{} precision, {}, {}", r["precision"].get<std::string>(),
-                                r["coherence"].get<std::string>(),
-                                r["device_copy"].get<std::string>());
+    std::string g =
+        fmt::format("{} precision, {}, {}", r["precision"].get<std::string>(),
+                    r["coherence"].get<std::string>(), r["device_copy"].get<std::string>());
     if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
   }
   for (const auto& g : groups) {
     std::vector<const nlohmann::json*> cols;
     for (const auto& r : rows)
       if (fmt::format("{} precision, {}, {}", r["precision"].get<std::string>(),
-                      r["coherence"].get<std::string>(),
-                      r["device_copy"].get<std::string>()) == g)
+                      r["coherence"].get<std::string>(), r["device_copy"].get<std::string>()) == g)
         cols.push_back(&r);
     const auto& first = *cols.front();
     bool seed = first["tiles"] == 32 && first["device_copy"] == "peer-copy" &&
@@ -214,8 +213,7 @@ void print_table5(std::ostream& out, const nlohmann::json& rows) {
                 first["scheduler"] == "round-robin";
     out << fmt::format("\nSimulated on {} ({}, scheduler {}): seed 003 table 5 layout{}\n",
                        first["platform"].get<std::string>(), g,
-                       first["scheduler"].get<std::string>(),
-                       seed ? "; [seed's V100 counts]" : "");
+                       first["scheduler"].get<std::string>(), seed ? "; [seed's V100 counts]" : "");
     std::vector<std::string> header{"memcpy type"};
     for (const auto* c : cols) header.push_back(fmt::format("{} GPU", (*c)["gpus"].get<int>()));
     Table t(header);

@@ -76,7 +76,8 @@ ComputeModel read_compute(const Reader& r) {
   ComputeModel m;
   if (r.has("gflops")) {
     Reader g = r.child("gflops");
-    for (const auto& [name, v] : g.self().items()) m.gflops[name] = g.number(name.c_str(), 0, true, true);
+    for (const auto& [name, v] : g.self().items())
+      m.gflops[name] = g.number(name.c_str(), 0, true, true);
   }
   m.gbs = r.number("gbs", 0);
   m.launch_us = r.number("launch_us", 0);
@@ -92,8 +93,8 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
   if (it != gflops.end()) {
     if (!codelet.flops)
       throw UsageError(fmt::format(
-          "{}: the platform gives GFLOP/s for codelet '{}', which has no flops function",
-          where, codelet.name));
+          "{}: the platform gives GFLOP/s for codelet '{}', which has no flops function", where,
+          codelet.name));
     return s + codelet.flops(ctx) / (it->second * 1e9);
   }
   if (gbs > 0) {
@@ -232,7 +233,9 @@ Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
     adjacent[a].push_back({b, static_cast<int>(2 * i)});
     adjacent[b].push_back({a, static_cast<int>(2 * i + 1)});
   }
-  auto cost = [&](int channel) { return channels_[channel].latency_s + 8e6 / channels_[channel].gbs; };
+  auto cost = [&](int channel) {
+    return channels_[channel].latency_s + 8e6 / channels_[channel].gbs;
+  };
   const int endpoints = 1 + static_cast<int>(spec_.devices.size());
   for (int from = 0; from <= devices_; ++from) {
     std::vector<double> dist(next, 1e300);

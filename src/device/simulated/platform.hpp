@@ -1,6 +1,6 @@
 #pragma once
-// A simulated platform (docs/simulation.md): a host with CPU cores, devices with a memory size and a
-// compute model, and links between them, read from a JSON platform file. The platform owns the
+// A simulated platform (docs/simulation.md): a host with CPU cores, devices with a memory size and
+// a compute model, and links between them, read from a JSON platform file. The platform owns the
 // virtual clock on which the real runtime then runs, and the links as resources: a transfer takes
 // latency + bytes / bandwidth on every link of its route and holds each of them meanwhile, so
 // transfers that share a link (a PCIe switch's uplink) serialize in the order they were issued.
@@ -22,8 +22,8 @@ class SimulatedDevice;
 /// How long a codelet takes on one processor (a host core or a device).
 struct ComputeModel {
   std::map<std::string, double> gflops;  ///< by codelet name, with the codelet's flops function
-  double gbs = 0;        ///< fallback: bytes of all buffers / gbs (0: none)
-  double launch_us = 0;  ///< added to every task (kernel launch, dispatch)
+  double gbs = 0;                        ///< fallback: bytes of all buffers / gbs (0: none)
+  double launch_us = 0;                  ///< added to every task (kernel launch, dispatch)
 
   /// Seconds for `codelet` on buffers of `ctx`; throws UsageError naming `where` when the platform
   /// has no model for it.
@@ -42,7 +42,7 @@ struct DeviceSpec {
 };
 
 struct LinkSpec {
-  std::string a, b;          ///< endpoints: "host", a device id, or a switch
+  std::string a, b;  ///< endpoints: "host", a device id, or a switch
   double gbs_ab = 0, gbs_ba = 0;
   double latency_us = 0;
 };
@@ -99,7 +99,7 @@ class Platform {
   int devices_;
   bool run_kernels_;
   std::mutex mutex_;
-  std::vector<Channel> channels_;  ///< 2 per link: a -> b, b -> a
+  std::vector<Channel> channels_;                           ///< 2 per link: a -> b, b -> a
   std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
   std::vector<SimulatedDevice*> attached_;
   VirtualClock clock_;  // last: its thread stops first

@@ -23,8 +23,7 @@ constexpr std::size_t kFakeAlign = 256;
 
 }  // namespace
 
-SimulatedDevice::SimulatedDevice(std::shared_ptr<Platform> platform, int index,
-                                 DriverConfig config)
+SimulatedDevice::SimulatedDevice(std::shared_ptr<Platform> platform, int index, DriverConfig config)
     : platform_(std::move(platform)),
       index_(index),
       spec_(platform_->spec().devices[index]),
@@ -72,8 +71,8 @@ double SimulatedDevice::lane_ready() const {
   return std::max(lane_free_s_, platform_->clock().thread_now_s());
 }
 
-void SimulatedDevice::record(TimedOp::Kind kind, const std::string& name, TaskId task,
-                             double start, double end) {
+void SimulatedDevice::record(TimedOp::Kind kind, const std::string& name, TaskId task, double start,
+                             double end) {
   if (config_.trace || (config_.time_tasks && kind == TimedOp::Kind::Task))
     timed_.push_back({kind, name, task, start * 1e6, end * 1e6});
 }
@@ -119,8 +118,8 @@ void SimulatedDevice::enqueue_peer(void* dst, const DeviceDriver& src_driver, co
 void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ctx) {
   detail::TaskContextAccess::set_stream(ctx, this);
   double start = lane_ready();
-  double end = start + spec_.compute.seconds(codelet, ctx, "platform " + platform_->spec().name +
-                                                               ", " + spec_.id);
+  double end = start + spec_.compute.seconds(
+                           codelet, ctx, "platform " + platform_->spec().name + ", " + spec_.id);
   // peer-direct: a buffer in a peer's memory is read over the link while the kernel runs; the
   // kernel ends when both its arithmetic and its remote reads are done.
   for (std::size_t i = 0; i < ctx.size(); ++i) {

@@ -55,10 +55,10 @@ class SimulatedDevice final : public DeviceDriver {
   int index_;
   const DeviceSpec& spec_;
   DriverConfig config_;
-  double lane_free_s_ = 0;         // driver thread only
-  std::vector<TimedOp> timed_;     // driver thread only
+  double lane_free_s_ = 0;      // driver thread only
+  std::vector<TimedOp> timed_;  // driver thread only
   std::uint64_t remote_read_bytes_ = 0;
-  std::string kernel_error_;       // correctness mode: a failed kernel, for the next notify
+  std::string kernel_error_;  // correctness mode: a failed kernel, for the next notify
   std::mutex error_mutex_;
 
   mutable std::mutex blocks_mutex_;

@@ -13,9 +13,9 @@ namespace conveyor::test {
 /// Writes `json` to a fresh temporary file and returns its path.
 inline std::string write_platform_file(const std::string& json) {
   static std::atomic<int> counter{0};
-  auto path = std::filesystem::temp_directory_path() /
-              ("conveyor_platform_" + std::to_string(::getpid()) + "_" +
-               std::to_string(counter++) + ".json");
+  auto path =
+      std::filesystem::temp_directory_path() / ("conveyor_platform_" + std::to_string(::getpid()) +
+                                                "_" + std::to_string(counter++) + ".json");
   std::ofstream(path) << json;
   return path.string();
 }

@@ -3,7 +3,6 @@
 // copies and kernels take exactly their modelled virtual time, and transfers sharing a link
 // serialize.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -42,7 +41,8 @@ TEST(PlatformFile, AGoodFileParses) {
 }
 
 TEST(PlatformFile, ErrorsAreOneLineNamingTheFileAndTheKey) {
-  std::string unknown = error_of(R"({"name": "g", "colour": 1, "host": {"cores": 1}, "devices": [], "links": []})");
+  std::string unknown =
+      error_of(R"({"name": "g", "colour": 1, "host": {"cores": 1}, "devices": [], "links": []})");
   EXPECT_NE(unknown.find("platform file p.json: 'colour' is an unknown key"), std::string::npos)
       << unknown;
   std::string nested = error_of(R"({"name": "g", "host": {"cores": 1},
@@ -52,7 +52,8 @@ TEST(PlatformFile, ErrorsAreOneLineNamingTheFileAndTheKey) {
     "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:0"], "gbs": -4}]})");
   EXPECT_NE(negative.find("'links[0].gbs' must not be negative (got -4)"), std::string::npos)
       << negative;
-  std::string missing = error_of(R"({"name": "g", "host": {"cores": 1}, "devices": [{"id": "gpu"}], "links": []})");
+  std::string missing =
+      error_of(R"({"name": "g", "host": {"cores": 1}, "devices": [{"id": "gpu"}], "links": []})");
   EXPECT_NE(missing.find("'devices[0].memory_gb' is missing"), std::string::npos) << missing;
   std::string endpoint = error_of(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:1"], "gbs": 1}]})");
