@@ -388,7 +388,7 @@ void add_cholesky_command(CLI::App& app) {
   command
       ->add_option("--device-copy", o->device_copies,
                    "Device-to-device movement: host-staged (default), peer-copy (seed method 2), "
-                   "peer-direct (seed method 1: a read-only task reads the peer's replica over the "
+                   "peer-direct (seed method 1: the task uses the peer's replica in place, over the "
                    "link); a list runs each")
       ->delimiter(',')
       ->option_text("MODE[,..]");
