@@ -386,10 +386,11 @@ void add_cholesky_command(CLI::App& app) {
       "--check", o->check,
       "Check ||A - L L^T||_F / ||A||_F <= 8 sqrt(n) * unit roundoff; exit 1 when above");
   command
-      ->add_option("--device-copy", o->device_copies,
-                   "Device-to-device movement: host-staged (default), peer-copy (seed method 2), "
-                   "peer-direct (seed method 1: the task uses the peer's replica in place, over the "
-                   "link); a list runs each")
+      ->add_option(
+          "--device-copy", o->device_copies,
+          "Device-to-device movement: host-staged (default), peer-copy (seed method 2), "
+          "peer-direct (seed method 1: the task uses the peer's replica in place, over the "
+          "link); a list runs each")
       ->delimiter(',')
       ->option_text("MODE[,..]");
   command
