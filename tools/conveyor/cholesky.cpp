@@ -101,9 +101,10 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
             : devices.empty() ? "eager"
             : o.offload.empty() ? "model"
                                 : "offload";
-  // --sched offload alone keeps the seed's placement: gemm on the devices.
+  // The seed's schedulers keep the seed's placement without --offload: gemm on the devices
+  // (offload), dealt to them (round-robin), by locality; the model schedulers place every codelet.
   std::vector<std::string> offload = o.offload;
-  if (offload.empty() && sched == "offload") offload = {"gemm"};
+  if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
   if ((o.calibrate || !o.models.empty()) && sched.rfind("model", 0) != 0)
     throw UsageError("cholesky: --calibrate and --models apply to --sched model or model-ready");
   std::vector<ch::RunConfig> configs;
@@ -392,7 +393,8 @@ void add_cholesky_command(CLI::App& app) {
   command
       ->add_option("--offload", o->offload,
                    "Codelets the offload scheduler puts on the devices: potrf, trsm, syrk, gemm; "
-                   "implies --sched offload (default with --sched offload: gemm, as in the seed)")
+                   "implies --sched offload (default: gemm, as in the seed, for every scheduler but "
+                   "model and model-ready)")
       ->delimiter(',')
       ->option_text("LIST");
   command
