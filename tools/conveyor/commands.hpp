@@ -12,6 +12,7 @@ void add_probe_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_cholesky_command(CLI::App& app);
+void add_models_command(CLI::App& app);
 
 /// Ends a command with `code` without a message: thrown by the ranks of a distributed run other
 /// than rank 0 for an error that every rank has and rank 0 prints (one line per job, not per rank).
