@@ -61,7 +61,9 @@ if(NOT EXISTS ${work}/stream.png)
   message(FATAL_ERROR "the installed conveyor plot wrote no figure")
 endif()
 if(EXISTS ${prefix}/share/conveyor/sim/programs/hello.elf)
-  step("installed conveyor sim" ${prefix}/bin/conveyor sim run hello --mesh 2x2)
+  step("installed conveyor sim" ${prefix}/bin/conveyor sim run hello --mesh 2x2 --json)
+  # The installed programs, not the build tree's that the library was configured with.
+  expect_in("${step_output}" "share/conveyor/sim/programs/hello\\.elf" "installed conveyor sim")
 endif()
 
 # 1. CMake: find_package(conveyor 0.2) + conveyor::conveyor.
