@@ -21,6 +21,10 @@ install(TARGETS conveyor conveyor_sim EXPORT conveyorTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The installed CLI finds a shared libconveyor next to itself, wherever the prefix is moved.
+file(RELATIVE_PATH conveyor_bin_to_lib ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}
+     ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR})
+set_target_properties(conveyor_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${conveyor_bin_to_lib}")
 install(TARGETS conveyor_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/conveyor DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/conveyor_plot DESTINATION ${conveyor_data_dir}/python

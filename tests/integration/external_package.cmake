@@ -97,6 +97,8 @@ endif()
 find_program(pkg_config pkg-config)
 if(pkg_config)
   set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)
+  # A shared libconveyor is found at run time as a user would point to it (no rpath from .pc).
+  set(ENV{LD_LIBRARY_PATH} "${prefix}/lib:$ENV{LD_LIBRARY_PATH}")
   step("pkg-config" ${pkg_config} --static --cflags --libs conveyor)
   string(STRIP "${step_output}" flags)
   separate_arguments(flags UNIX_COMMAND "${flags}")
