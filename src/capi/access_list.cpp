@@ -13,7 +13,7 @@ void AccessList::clear() {
 
 std::size_t AccessList::entry_for(const Data& data) {
   for (std::size_t i = 0; i < entries_.size(); ++i)
-    if (entries_[i].data.state() == data.state()) return i;
+    if (entries_[i].data == data) return i;
   entries_.push_back(Entry{data});
   return entries_.size() - 1;
 }

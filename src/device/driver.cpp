@@ -1,4 +1,4 @@
-#include "runtime/device_driver.hpp"
+#include "device/driver.hpp"
 
 #include "conveyor/error.hpp"
 
