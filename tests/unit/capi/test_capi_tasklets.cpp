@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "unit/capi/capi_test_util.hpp"
@@ -38,6 +39,35 @@ TEST(CapiTasklets, HostTaskletsRunInTheOrderTheirDependenciesSay) {
   ASSERT_EQ(conveyor_get_stats(rt.get(), &s), CONVEYOR_OK);
   EXPECT_EQ(s.tasks, increments.size());
   EXPECT_EQ(s.h2d_copies + s.d2h_copies, 0u);
+}
+
+int increment(void* const* args, int) {
+  ++*static_cast<long*>(args[0]);
+  return 0;
+}
+
+TEST(CapiTasklets, ThreadsMayRegisterAndSubmitOnOneRuntimeAtOnce) {
+  CRuntime rt = make_c_runtime(2);
+  constexpr int kThreads = 4, kTasklets = 200;
+  std::vector<long> counters(kThreads * 8, 0);  // 8 apart: each thread's range is its own
+  std::vector<std::thread> threads;
+  std::vector<int> failures(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      long* counter = &counters[static_cast<std::size_t>(t) * 8];
+      void* dep = counter;
+      void* args[] = {counter};
+      failures[t] += conveyor_register(rt.get(), counter, sizeof(long)) != CONVEYOR_OK;
+      for (int k = 0; k < kTasklets; ++k)
+        failures[t] += conveyor_tasklet_create(rt.get(), increment, 1, args, 0, nullptr, 1, &dep) !=
+                       CONVEYOR_OK;
+    });
+  for (auto& thread : threads) thread.join();
+  ASSERT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(failures[t], 0);
+    EXPECT_EQ(counters[static_cast<std::size_t>(t) * 8], kTasklets);  // no update lost
+  }
 }
 
 int sum_nine(void* const* args, int nargs) {
