@@ -37,8 +37,8 @@ int nothing(void* const*, int) { return 0; }
 double c_round(conveyor_runtime* rt, std::vector<void*>& deps, long tasks) {
   auto start = Clock::now();
   for (long k = 0; k < tasks; ++k)
-    if (conveyor_tasklet_create(rt, nothing, 0, nullptr, 0, nullptr,
-                                static_cast<int>(deps.size()), deps.data()) != CONVEYOR_OK) {
+    if (conveyor_tasklet_create(rt, nothing, 0, nullptr, 0, nullptr, static_cast<int>(deps.size()),
+                                deps.data()) != CONVEYOR_OK) {
       std::fprintf(stderr, "error: %s\n", conveyor_last_error());
       std::exit(1);
     }

@@ -222,14 +222,19 @@ int main(int argc, char** argv) {
   const char* device = "cpu";
   const char* coherence = "both";
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--tiles") && i + 1 < argc) tiles = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--block") && i + 1 < argc) block = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
-    else if (!strcmp(argv[i], "--coherence") && i + 1 < argc) coherence = argv[++i];
+    if (!strcmp(argv[i], "--tiles") && i + 1 < argc)
+      tiles = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--block") && i + 1 < argc)
+      block = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+      device = argv[++i];
+    else if (!strcmp(argv[i], "--coherence") && i + 1 < argc)
+      coherence = argv[++i];
     else {
       fprintf(stderr,
               "usage: %s [--tiles N] [--block B] [--device cpu|opencl:0|cuda:0]"
-              " [--coherence both|coherent|naive]\n", argv[0]);
+              " [--coherence both|coherent|naive]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -257,8 +262,9 @@ int main(int argc, char** argv) {
     double r = residual(&l, &a);
     if (r > worst) worst = r;
   }
-  printf("block Cholesky in C: %d x %d tiles of %d x %d (n = %d), %llu tasklets (%llu gemm) on %s\n",
-         tiles, tiles, block, block, tiles * block, runs[first].tasklets, runs[first].gemm, device);
+  printf(
+      "block Cholesky in C: %d x %d tiles of %d x %d (n = %d), %llu tasklets (%llu gemm) on %s\n",
+      tiles, tiles, block, block, tiles * block, runs[first].tasklets, runs[first].gemm, device);
   printf("%-10s %8s %8s %8s\n", "copies", "H2D", "D2H", "total");
   for (int p = first; p <= last; ++p) {
     const conveyor_stats* s = &runs[p].stats;

@@ -104,7 +104,8 @@ void conveyor_runtime_destroy(conveyor_runtime* runtime);
 
 /* Waits until every tasklet submitted so far has finished and the host memory of every mapped
  * range holds the latest values (the OpenMP taskwait at the end of the seed's program). Returns
- * CONVEYOR_ERROR_TASK_FAILED naming the first failed tasklet (those depending on it were not run). */
+ * CONVEYOR_ERROR_TASK_FAILED naming the first failed tasklet (those depending on it were not run).
+ */
 conveyor_status conveyor_wait(conveyor_runtime* runtime);
 
 /* ---- ranges (the seed's host-to-device object table) ------------------------------------- */
@@ -127,8 +128,7 @@ typedef struct conveyor_map_desc {
 } conveyor_map_desc;
 
 /* Packs a map descriptor (the seed's make_map_desc); checked when a tasklet uses it. */
-conveyor_map_desc conveyor_make_map_desc(void* host_ptr, size_t offset, size_t size,
-                                         int direction);
+conveyor_map_desc conveyor_make_map_desc(void* host_ptr, size_t offset, size_t size, int direction);
 
 /* Registers [ptr, ptr + size) so that dependencies can name it before any tasklet maps it (host
  * tasklets that only depend on it). Maps of exactly this range reuse the registration; a range
@@ -183,8 +183,7 @@ conveyor_kernel* conveyor_kernel_create(conveyor_runtime* runtime,
 conveyor_kernel* conveyor_kernel_get(conveyor_runtime* runtime, const char* name);
 /* Sets the OpenCL NDRange of the tasklets submitted from now on. */
 conveyor_status conveyor_kernel_set_work_size(conveyor_kernel* kernel, unsigned work_dim,
-                                              const size_t* global_size,
-                                              const size_t* local_size);
+                                              const size_t* global_size, const size_t* local_size);
 
 /* ---- tasklets --------------------------------------------------------------------------- */
 

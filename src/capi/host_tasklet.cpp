@@ -65,7 +65,8 @@ extern "C" conveyor_status conveyor_tasklet_create(conveyor_runtime* runtime, co
     HostArgs packed{fn, nargs, 0, {}};
     std::unique_ptr<std::vector<void*>> spill;
     if (nargs <= kInlineArgs) {
-      if (nargs > 0) std::memcpy(packed.args, args, sizeof(void*) * static_cast<std::size_t>(nargs));
+      if (nargs > 0)
+        std::memcpy(packed.args, args, sizeof(void*) * static_cast<std::size_t>(nargs));
     } else {
       spill = std::make_unique<std::vector<void*>>(args, args + nargs);
       packed.spilled = 1;

@@ -73,9 +73,8 @@ void add_implementations(conveyor_kernel& kernel, const conveyor_kernel_desc& de
       program.binary.assign(desc.opencl_binary, desc.opencl_binary + desc.opencl_binary_size);
     program.kernel = desc.opencl_kernel ? desc.opencl_kernel : name;
     if (desc.opencl_options) program.options = desc.opencl_options;
-    kernel.codelet.opencl(std::move(program), [](const TaskContext& task) {
-      opencl_enqueue(task, payload_of(task));
-    });
+    kernel.codelet.opencl(std::move(program),
+                          [](const TaskContext& task) { opencl_enqueue(task, payload_of(task)); });
   }
 }
 
@@ -125,8 +124,8 @@ conveyor_kernel* conveyor_kernel_get(conveyor_runtime* runtime, const char* name
       for (const auto& [kernel_name, kernel] : runtime->kernels)
         known += (known.empty() ? "" : ", ") + kernel_name;
       throw CapiError(CONVEYOR_ERROR_UNKNOWN_KERNEL,
-                      std::string("no kernel named '") + name + "' (kernels: " +
-                          (known.empty() ? "none" : known) + ")");
+                      std::string("no kernel named '") + name +
+                          "' (kernels: " + (known.empty() ? "none" : known) + ")");
     }
     found = it->second.get();
   });
@@ -134,8 +133,7 @@ conveyor_kernel* conveyor_kernel_get(conveyor_runtime* runtime, const char* name
 }
 
 conveyor_status conveyor_kernel_set_work_size(conveyor_kernel* kernel, unsigned work_dim,
-                                              const size_t* global_size,
-                                              const size_t* local_size) {
+                                              const size_t* global_size, const size_t* local_size) {
   return guard("conveyor_kernel_set_work_size", CONVEYOR_ERROR_INTERNAL, [&] {
     require(kernel != nullptr, "kernel is NULL");
     conveyor::capi::set_work_size(*kernel, work_dim, global_size, local_size);

@@ -35,11 +35,11 @@ void opencl_enqueue(const TaskContext& task, const TargetPayload& payload) {
     }
   }
   const bool has_local = payload.local_size[0] != 0;
-  check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(task.opencl_queue()), kernel,
-                               payload.work_dim, nullptr, payload.global_size.data(),
-                               has_local ? payload.local_size.data() : nullptr, 0, nullptr,
-                               nullptr),
-        "clEnqueueNDRangeKernel");
+  check(
+      clEnqueueNDRangeKernel(static_cast<cl_command_queue>(task.opencl_queue()), kernel,
+                             payload.work_dim, nullptr, payload.global_size.data(),
+                             has_local ? payload.local_size.data() : nullptr, 0, nullptr, nullptr),
+      "clEnqueueNDRangeKernel");
 }
 
 }  // namespace conveyor::capi

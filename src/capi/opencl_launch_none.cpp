@@ -1,6 +1,5 @@
 // Built without OpenCL: kernels given OpenCL programs are refused when created.
 #include "capi/opencl_launch.hpp"
-
 #include "conveyor/error.hpp"
 
 namespace conveyor::capi {

@@ -18,22 +18,30 @@ conveyor_status fail(conveyor_status status, const std::string& message) {
 
 }  // namespace conveyor::capi
 
-extern "C" const char* conveyor_last_error(void) {
-  return conveyor::capi::t_last_error.c_str();
-}
+extern "C" const char* conveyor_last_error(void) { return conveyor::capi::t_last_error.c_str(); }
 
 extern "C" const char* conveyor_status_string(conveyor_status status) {
   switch (status) {
-    case CONVEYOR_OK: return "ok";
-    case CONVEYOR_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case CONVEYOR_ERROR_USAGE: return "refused by the runtime";
-    case CONVEYOR_ERROR_OVERLAP: return "overlapping range";
-    case CONVEYOR_ERROR_UNKNOWN_ADDRESS: return "address in no registered range";
-    case CONVEYOR_ERROR_UNKNOWN_KERNEL: return "unknown kernel";
-    case CONVEYOR_ERROR_TASK_FAILED: return "tasklet failed";
-    case CONVEYOR_ERROR_DEVICE: return "device error";
-    case CONVEYOR_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case CONVEYOR_ERROR_INTERNAL: return "internal error";
+    case CONVEYOR_OK:
+      return "ok";
+    case CONVEYOR_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case CONVEYOR_ERROR_USAGE:
+      return "refused by the runtime";
+    case CONVEYOR_ERROR_OVERLAP:
+      return "overlapping range";
+    case CONVEYOR_ERROR_UNKNOWN_ADDRESS:
+      return "address in no registered range";
+    case CONVEYOR_ERROR_UNKNOWN_KERNEL:
+      return "unknown kernel";
+    case CONVEYOR_ERROR_TASK_FAILED:
+      return "tasklet failed";
+    case CONVEYOR_ERROR_DEVICE:
+      return "device error";
+    case CONVEYOR_ERROR_OUT_OF_MEMORY:
+      return "out of memory";
+    case CONVEYOR_ERROR_INTERNAL:
+      return "internal error";
   }
   return "unknown status";
 }

@@ -32,8 +32,8 @@ TEST(CapiErrors, NullRuntimeIsRefusedByEveryCall) {
   EXPECT_EQ(conveyor_unregister(nullptr, &x), CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(conveyor_tasklet_create(nullptr, succeed, 0, nullptr, 0, nullptr, 1, &p),
             CONVEYOR_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(conveyor_tasklet_target_create(nullptr, nullptr, 0, nullptr, 0, nullptr, 0, nullptr,
-                                           1, &map, 1),
+  EXPECT_EQ(conveyor_tasklet_target_create(nullptr, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 1,
+                                           &map, 1),
             CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(conveyor_kernel_create(nullptr, &desc), nullptr);
   EXPECT_EQ(conveyor_kernel_get(nullptr, "k"), nullptr);
@@ -69,30 +69,30 @@ TEST(CapiErrors, BadMapDescriptorsAreRefused) {
   ASSERT_NE(k, nullptr) << last_error();
   std::vector<float> x(16);
   conveyor_map_desc bad = conveyor_make_map_desc(x.data(), 0, 64, 7);
-  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1,
-                                           &bad, 1),
-            CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1, &bad, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("direction 7"), std::string::npos) << last_error();
   conveyor_map_desc empty = conveyor_make_map_desc(x.data(), 0, 0, CONVEYOR_MAP_TO);
-  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1,
-                                           &empty, 1),
-            CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1, &empty, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("size is 0"), std::string::npos) << last_error();
   conveyor_map_desc null = conveyor_make_map_desc(nullptr, 0, 4, CONVEYOR_MAP_TO);
-  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1,
-                                           &null, 1),
-            CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1, &null, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
   conveyor_map_desc good = conveyor_make_map_desc(x.data(), 0, 64, CONVEYOR_MAP_TO);
   conveyor_arg beyond = conveyor_arg_map(1);
-  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 1, &beyond, 0, nullptr, 0, nullptr, 1,
-                                           &good, 1),
-            CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 1, &beyond, 0, nullptr, 0, nullptr, 1, &good, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(last_error().find("map index 1"), std::string::npos) << last_error();
   std::vector<char> big(300);
   conveyor_arg huge = conveyor_arg_value(big.data(), big.size());
-  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 1, &huge, 0, nullptr, 0, nullptr, 1,
-                                           &good, 1),
-            CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 1, &huge, 0, nullptr, 0, nullptr, 1, &good, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
 }
 
@@ -187,9 +187,9 @@ TEST(CapiErrors, UnknownOpenclKernelNameFailsTheTaskletNotTheProcess) {
   std::vector<float> x(8, 1.0f);
   conveyor_map_desc map = conveyor_make_map_desc(x.data(), 0, 32, CONVEYOR_MAP_TOFROM);
   conveyor_arg arg = conveyor_arg_map(0);
-  ASSERT_EQ(conveyor_tasklet_target_create(rt.get(), k, 1, &arg, 0, nullptr, 0, nullptr, 1, &map,
-                                           1),
-            CONVEYOR_OK);
+  ASSERT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 1, &arg, 0, nullptr, 0, nullptr, 1, &map, 1),
+      CONVEYOR_OK);
   EXPECT_EQ(conveyor_wait(rt.get()), CONVEYOR_ERROR_TASK_FAILED);
   EXPECT_NE(last_error().find("scale"), std::string::npos) << last_error();
   EXPECT_EQ(x[0], 1.0f);

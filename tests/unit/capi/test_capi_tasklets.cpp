@@ -210,8 +210,7 @@ TEST_F(CapiOpencl, HostTaskletSeesWhatADeviceTaskletWrote) {
   g_seen = 0;
   void* args[] = {y.data()};
   void* in[] = {y.data() + 3};  // any address inside the range names it
-  ASSERT_EQ(conveyor_tasklet_create(rt.get(), read_first, 1, args, 1, in, 0, nullptr),
-            CONVEYOR_OK)
+  ASSERT_EQ(conveyor_tasklet_create(rt.get(), read_first, 1, args, 1, in, 0, nullptr), CONVEYOR_OK)
       << last_error();
   ASSERT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
   EXPECT_EQ(g_seen, 5.0f);
