@@ -20,14 +20,16 @@ std::size_t AccessList::entry_for(const Data& data) {
 
 int AccessList::add_map(RangeTable& ranges, Runtime& runtime, const conveyor_map_desc& map,
                         int index) {
-  const std::string which = "map " + std::to_string(index);
-  require(map.host_ptr != nullptr, which + ": host_ptr is NULL");
-  require(map.size > 0, which + ": size is 0");
+  auto which = [index] { return "map " + std::to_string(index); };
+  require(map.host_ptr != nullptr, [&] { return which() + ": host_ptr is NULL"; });
+  require(map.size > 0, [&] { return which() + ": size is 0"; });
   const int d = map.direction;
   require(d == CONVEYOR_MAP_TO || d == CONVEYOR_MAP_FROM || d == CONVEYOR_MAP_TOFROM ||
               d == CONVEYOR_MAP_ALLOC,
-          which + ": direction " + std::to_string(d) +
-              " is not to (0), from (1), tofrom (2) or alloc (3)");
+          [&] {
+            return which() + ": direction " + std::to_string(d) +
+                   " is not to (0), from (1), tofrom (2) or alloc (3)";
+          });
   Data data = ranges.map(runtime, static_cast<char*>(map.host_ptr) + map.offset, map.size);
   Entry& e = entries_[entry_for(data)];
   if (d == CONVEYOR_MAP_TO || d == CONVEYOR_MAP_TOFROM) e.read = true;

@@ -31,7 +31,7 @@ namespace {
 
 void set_work_size(conveyor_kernel& kernel, unsigned work_dim, const size_t* global_size,
                    const size_t* local_size) {
-  require(work_dim <= 3, "work_dim " + std::to_string(work_dim) + " is above 3");
+  require(work_dim <= 3, [&] { return "work_dim " + std::to_string(work_dim) + " is above 3"; });
   unsigned dims = work_dim == 0 ? 1 : work_dim;
   std::lock_guard lock(kernel.mutex);
   kernel.work_dim = dims;
@@ -61,9 +61,9 @@ void add_implementations(conveyor_kernel& kernel, const conveyor_kernel_desc& de
   }
   if (desc.opencl_source || desc.opencl_binary) {
     require(!(desc.opencl_source && desc.opencl_binary),
-            "kernel '" + name + "': give opencl_source or opencl_binary, not both");
+            [&] { return "kernel '" + name + "': give opencl_source or opencl_binary, not both"; });
     require(!desc.opencl_binary || desc.opencl_binary_size > 0,
-            "kernel '" + name + "': opencl_binary_size is 0");
+            [&] { return "kernel '" + name + "': opencl_binary_size is 0"; });
     if (!opencl_available())
       throw CapiError(CONVEYOR_ERROR_USAGE,
                       "kernel '" + name + "': this Conveyor was built without OpenCL");
@@ -94,9 +94,10 @@ conveyor_kernel* conveyor_kernel_create(conveyor_runtime* runtime,
     require(runtime != nullptr, "runtime is NULL");
     require(desc != nullptr, "desc is NULL");
     require(desc->name != nullptr && *desc->name != '\0', "desc->name is NULL or empty");
-    require(desc->host || desc->cuda_launch || desc->opencl_source || desc->opencl_binary,
-            std::string("kernel '") + desc->name +
-                "' has no implementation (host, cuda_launch, opencl_source or opencl_binary)");
+    require(desc->host || desc->cuda_launch || desc->opencl_source || desc->opencl_binary, [&] {
+      return std::string("kernel '") + desc->name +
+             "' has no implementation (host, cuda_launch, opencl_source or opencl_binary)";
+    });
     auto kernel = std::make_unique<conveyor_kernel>(desc->name);
     kernel->host = desc->host;
     kernel->cuda_launch = desc->cuda_launch;

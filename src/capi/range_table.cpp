@@ -20,7 +20,8 @@ std::string describe(std::uintptr_t start, std::size_t size) {
 Data RangeTable::map(Runtime& runtime, void* start, std::size_t size) {
   const std::uintptr_t begin = address_of(start);
   require(size > 0, "a range of 0 bytes");
-  require(begin + size > begin, "range " + describe(begin, size) + " wraps around memory");
+  require(begin + size > begin,
+          [&] { return "range " + describe(begin, size) + " wraps around memory"; });
   std::lock_guard lock(mutex_);
   auto next = ranges_.lower_bound(begin);
   if (next != ranges_.end() && next->first == begin) {

@@ -2,6 +2,7 @@
 // How the C interface reports failures: every entry point runs its body through guard(), which
 // turns any exception into a conveyor_status and the calling thread's last-error message, so that
 // no C++ exception crosses into C code.
+#include <concepts>
 #include <exception>
 #include <new>
 #include <string>
@@ -50,9 +51,14 @@ conveyor_status guard(const char* function, conveyor_status runtime_error_status
   }
 }
 
-/// Throws CapiError(CONVEYOR_ERROR_INVALID_ARGUMENT) with `message` unless `ok`.
-inline void require(bool ok, const std::string& message) {
+/// Throws CapiError(CONVEYOR_ERROR_INVALID_ARGUMENT) with `message` unless `ok`. Checks run on
+/// every submission: the message is a literal, or a callable that builds it only on failure.
+inline void require(bool ok, const char* message) {
   if (!ok) throw CapiError(CONVEYOR_ERROR_INVALID_ARGUMENT, message);
+}
+template <std::invocable MakeMessage>
+void require(bool ok, MakeMessage&& make_message) {
+  if (!ok) throw CapiError(CONVEYOR_ERROR_INVALID_ARGUMENT, make_message());
 }
 
 }  // namespace conveyor::capi

@@ -24,17 +24,20 @@ std::unique_ptr<TargetPayload> make_payload(conveyor_kernel& kernel, int nargs,
   constexpr std::size_t kAlign = alignof(std::max_align_t);
   for (int i = 0; i < nargs; ++i) {
     const conveyor_arg& a = args[i];
-    const std::string which = "arg " + std::to_string(i);
+    auto which = [i] { return "arg " + std::to_string(i); };
     TargetPayload::Arg arg;
     if (a.map >= 0) {
-      require(a.map < static_cast<int>(map_buffers.size()),
-              which + ": map index " + std::to_string(a.map) + " but the tasklet has " +
-                  std::to_string(map_buffers.size()) + " maps");
+      require(a.map < static_cast<int>(map_buffers.size()), [&] {
+        return which() + ": map index " + std::to_string(a.map) + " but the tasklet has " +
+               std::to_string(map_buffers.size()) + " maps";
+      });
       arg.buffer = map_buffers[static_cast<std::size_t>(a.map)];
     } else {
-      require(a.map == -1, which + ": map index " + std::to_string(a.map) + " is negative");
-      require(a.value != nullptr && a.size > 0, which + ": a value needs a pointer and a size");
-      require(a.size <= kMaxValueBytes, which + ": values are at most 256 bytes");
+      require(a.map == -1,
+              [&] { return which() + ": map index " + std::to_string(a.map) + " is negative"; });
+      require(a.value != nullptr && a.size > 0,
+              [&] { return which() + ": a value needs a pointer and a size"; });
+      require(a.size <= kMaxValueBytes, [&] { return which() + ": values are at most 256 bytes"; });
       arg.value_offset = value_bytes;
       arg.value_size = a.size;
       value_bytes += (a.size + kAlign - 1) / kAlign * kAlign;
