@@ -7,15 +7,15 @@
 namespace conveyor::capi {
 
 void AccessList::clear() {
-  entries_.clear();
   accesses_.clear();
+  uses_.clear();
 }
 
-std::size_t AccessList::entry_for(const Data& data) {
-  for (std::size_t i = 0; i < entries_.size(); ++i)
-    if (entries_[i].data == data) return i;
-  entries_.push_back(Entry{data});
-  return entries_.size() - 1;
+AccessList::Use& AccessList::use_of(Data data) {
+  for (std::size_t i = 0; i < accesses_.size(); ++i)
+    if (accesses_[i].data == data) return uses_[i];
+  accesses_.push_back(DataAccess{std::move(data), Access::Read});
+  return uses_.emplace_back();
 }
 
 int AccessList::add_map(RangeTable& ranges, Runtime& runtime, const conveyor_map_desc& map,
@@ -30,17 +30,15 @@ int AccessList::add_map(RangeTable& ranges, Runtime& runtime, const conveyor_map
             return which() + ": direction " + std::to_string(d) +
                    " is not to (0), from (1), tofrom (2) or alloc (3)";
           });
-  Data data = ranges.map(runtime, static_cast<char*>(map.host_ptr) + map.offset, map.size);
-  Entry& e = entries_[entry_for(data)];
+  Use& e = use_of(ranges.map(runtime, static_cast<char*>(map.host_ptr) + map.offset, map.size));
   if (d == CONVEYOR_MAP_TO || d == CONVEYOR_MAP_TOFROM) e.read = true;
   if (d != CONVEYOR_MAP_TO) e.write = true;
   if (d == CONVEYOR_MAP_FROM || d == CONVEYOR_MAP_ALLOC) e.mapped_no_copy_in = true;
-  return static_cast<int>(&e - entries_.data());
+  return static_cast<int>(&e - uses_.data());
 }
 
 void AccessList::add_dependency(const RangeTable& ranges, const void* address, bool out) {
-  Data data = ranges.find(address);
-  Entry& e = entries_[entry_for(data)];
+  Use& e = use_of(ranges.find(address));
   if (out) {
     e.write = true;
     e.out_dependency = true;
@@ -50,13 +48,12 @@ void AccessList::add_dependency(const RangeTable& ranges, const void* address, b
 }
 
 const std::vector<DataAccess>& AccessList::accesses() {
-  accesses_.clear();
-  for (const Entry& e : entries_) {
+  for (std::size_t i = 0; i < uses_.size(); ++i) {
+    const Use& e = uses_[i];
     // An `out` dependency alone may update only part of the range: its latest contents must
     // reach the task first (ReadWrite). A FROM/ALLOC map says the tasklet produces all of it.
     bool read = e.read || (e.out_dependency && !e.mapped_no_copy_in);
-    Access mode = !e.write ? Access::Read : read ? Access::ReadWrite : Access::Write;
-    accesses_.push_back(DataAccess{e.data, mode});
+    accesses_[i].mode = !e.write ? Access::Read : read ? Access::ReadWrite : Access::Write;
   }
   return accesses_;
 }

@@ -22,21 +22,22 @@ class AccessList {
   /// The accesses, in the order ranges were first named (the buffers' order in TaskContext).
   const std::vector<DataAccess>& accesses();
   /// Whether buffer `i` is written by the tasklet.
-  bool writes(std::size_t i) const { return entries_[i].write; }
-  std::size_t size() const { return entries_.size(); }
+  bool writes(std::size_t i) const { return uses_[i].write; }
+  std::size_t size() const { return uses_.size(); }
 
  private:
-  struct Entry {
-    Data data;
+  // What the maps and lists said about accesses_[i] (its mode is set from it by accesses()).
+  struct Use {
     bool read = false;
     bool write = false;
     bool mapped_no_copy_in = false;  // a FROM/ALLOC map: an `out` dependency must not add a read
     bool out_dependency = false;
   };
-  std::size_t entry_for(const Data& data);
+  Use& use_of(Data data);
 
-  std::vector<Entry> entries_;
+  // Parallel vectors; the Data handles live only in accesses_, copied once per range.
   std::vector<DataAccess> accesses_;
+  std::vector<Use> uses_;
 };
 
 /// Starts a tasklet on a list and empties it again however the call ends, so that no Data handle
