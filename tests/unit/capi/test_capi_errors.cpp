@@ -112,6 +112,25 @@ TEST(CapiErrors, UnknownKernelNamesTheKnownOnes) {
   EXPECT_NE(last_error().find("no implementation"), std::string::npos) << last_error();
 }
 
+TEST(CapiErrors, KernelNoWorkerCanRunIsRefusedAtSubmission) {
+  CRuntime rt = make_c_runtime(1);  // CPUs only
+  conveyor_kernel_desc d = host_kernel("device_only", nullptr);
+  d.opencl_source = "__kernel void device_only(__global float* x) { x[0] = 1; }";
+  conveyor_kernel* k = conveyor_kernel_create(rt.get(), &d);
+  if (k == nullptr) {  // a build without OpenCL refuses the kernel itself
+    EXPECT_NE(last_error().find("without OpenCL"), std::string::npos) << last_error();
+    return;
+  }
+  float x = 0;
+  conveyor_map_desc map = conveyor_make_map_desc(&x, 0, sizeof x, CONVEYOR_MAP_FROM);
+  conveyor_arg arg = conveyor_arg_map(0);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 1, &arg, 0, nullptr, 0, nullptr, 1, &map, 1),
+      CONVEYOR_ERROR_USAGE);
+  EXPECT_NE(last_error().find("device_only"), std::string::npos) << last_error();
+  EXPECT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
+}
+
 TEST(CapiErrors, FailingTaskletIsReportedByWaitAndItsDependentsAreNotRun) {
   CRuntime rt = make_c_runtime();
   int x = 0, ran = 0;
