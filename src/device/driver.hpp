@@ -2,12 +2,13 @@
 // What the task runtime needs from a device backend: memory, one in-order lane of asynchronous
 // work (copies and kernels) driven by the device's driver thread, a completion notification that
 // does not poll, and a synchronous copy out for other threads. Backends implement it under
-// src/backends/<name>/ and hand it out through Device::make_driver; shared code never names a
+// src/backends/<name>/ and hand it out through DriverSource::make_driver; shared code never names a
 // backend. This layer sits below src/data and src/runtime, which both use it; it includes
 // neither.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,9 @@ class DeviceDriver {
   virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;
   /// Whether enqueue_peer can copy straight from `other`'s memory.
   virtual bool can_peer_from(const DeviceDriver& /*other*/) const { return false; }
+  /// Whether a kernel here can read `other`'s memory in place (DeviceCopy::PeerDirect). Real CUDA
+  /// devices would need cudaDeviceEnablePeerAccess first; no real driver offers it yet.
+  virtual bool can_read_peer(const DeviceDriver& /*other*/) const { return false; }
   virtual void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
                             std::size_t bytes);
   /// Fills the stream/queue/kernel fields of `ctx` (detail::TaskContextAccess::set_stream) and
@@ -94,5 +98,18 @@ class DeviceDriver {
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;
 };
+
+/// Implemented by the Device classes of backends that have a runtime driver (beside Device).
+class DriverSource {
+ public:
+  virtual std::unique_ptr<DeviceDriver> make_driver(const DriverConfig& config) = 0;
+
+ protected:
+  ~DriverSource() = default;
+};
+
+/// The runtime's driver for `device`; throws UsageError when its backend has none (the CPU is
+/// driven by the runtime's own workers).
+std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config);
 
 }  // namespace conveyor::runtime

@@ -8,6 +8,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 #include "core/thread_team.hpp"
+#include "device/simulated/simulated_device.hpp"
 
 namespace conveyor {
 
@@ -39,7 +40,7 @@ std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
   for (const auto& id : wanted) {
     for (const auto& d : drivers)
       if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
-    drivers.push_back(find_device(id)->make_driver(config));
+    drivers.push_back(runtime::make_driver(*find_device(id), config));
   }
   return drivers;
 }
@@ -56,7 +57,17 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                  options_.device_tasks_in_flight));
   runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                                epoch_};
-  drivers_ = open_devices(options_.devices, config);
+  int platform_cores = -1;
+  if (!options_.platform.empty()) {
+    if (!options_.devices.empty())
+      throw UsageError("a simulated platform brings its own devices: leave devices empty");
+    auto opened = runtime::sim::open_platform(options_.platform, options_.platform_devices,
+                                              options_.platform_run_kernels, config);
+    drivers_ = std::move(opened.drivers);
+    platform_cores = opened.host_cores;
+  } else {
+    drivers_ = open_devices(options_.devices, config);
+  }
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
     runtime::VirtualClock* c = d->virtual_clock();
@@ -86,10 +97,12 @@ Runtime::Impl::Impl(RuntimeOptions options,
   });
 
   // Workers: CPUs first, then one per device.
-  int cpus = options_.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options_.cpus;
+  int cpus = options_.cpus >= 0    ? options_.cpus
+             : platform_cores >= 0 ? platform_cores
+                                   : static_cast<int>(host_topology().cores.size());
   if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
   std::vector<int> placement;
-  if (options_.pin && cpus > 0) {
+  if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
       placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
     } catch (const UsageError&) {
@@ -308,6 +321,7 @@ void Runtime::Impl::unregister(Data& data) {
   Task* access = acquire(data, Access::ReadWrite);
   try {
     coherence_->drop_replicas(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(access);
     throw;
@@ -476,6 +490,7 @@ void Runtime::Impl::wait_all() {
     wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
+  if (clock_) clock_->settle();  // the copies back happened under locks: their time is owed
   std::lock_guard lock(mutex_);
   if (!first_error_.empty()) {
     std::string message = std::move(first_error_);
@@ -510,6 +525,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
   try {
     if (reads(mode)) coherence_->fetch_to_host(d);
     if (writes(mode)) coherence_->commit_host_write(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(t);
     throw;
@@ -607,7 +623,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
 void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   if (!clock_->cpu_task_seconds)
     throw UsageError("the simulated platform has no model for CPU tasks");
-  double start = clock_->now_s();
+  double start = clock_->thread_now_s();  // after the copies in, owed by this thread
   double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
   if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
   clock_->sleep_for(seconds);
