@@ -55,6 +55,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
+  if (options_.scheduler == "auto") {
+    bool devices =
+        !options_.devices.empty() || !extra_drivers.empty() || !options_.platform.empty();
+    options_.scheduler = !devices ? "eager" : options_.offload.empty() ? "model" : "offload";
+  }
+  // A simulated platform's virtual times are not this machine's: kept out of its models file.
+  if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
   runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                                epoch_};
   int platform_cores = -1;
@@ -121,7 +128,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
     auto w = std::make_unique<Worker>();
     w->index = static_cast<int>(workers_.size());
     w->driver = drivers_[s].get();
-    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker"};
+    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
+               w->driver->id(), perfmodel::shares_host_cores(w->driver->id())};
     for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
@@ -133,6 +141,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
   for (const auto& w : workers_) context.workers.push_back(w->desc);
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
+  if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
+    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
+                                                      raw);
+    context.models = &models_->models();
+    context.calibrate = options_.calibrate;
+    context.now = [this] { return now_s(); };
+  }
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
   if (trace_) {
@@ -191,6 +206,7 @@ Runtime::Impl::~Impl() {
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
+  if (models_) models_->save();
   coherence_.reset();  // frees device blocks through the drivers, which go last
 }
 
@@ -815,7 +831,11 @@ RuntimeStats Runtime::Impl::stats() const {
   transfer_stats_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
-  for (const auto& w : workers_) s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds});
+  for (const auto& w : workers_)
+    s.workers.push_back(
+        {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});
+  s.scheduler = options_.scheduler;
+  s.calibration_tasks = scheduler_->calibration_tasks();
   return s;
 }
 
@@ -823,6 +843,7 @@ void Runtime::Impl::reset_stats() {
   transfer_stats_->reset();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
+  scheduler_->reset_stats();
   for (auto& w : workers_) {
     w->tasks = 0;
     w->busy_seconds = 0;

@@ -128,7 +128,8 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
   std::vector<Config> out;
   const bool opencl = have_opencl();
   for (Coherence policy : {Coherence::Coherent, Coherence::Naive})
-    for (const char* scheduler : {"eager", "round-robin", "offload", "locality"})
+    for (const char* scheduler :
+         {"eager", "round-robin", "offload", "locality", "model", "model-ready"})
       for (int devices = 0; devices < 4; ++devices) {
         Config c;
         c.options.cpus = 2;
