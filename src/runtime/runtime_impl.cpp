@@ -265,13 +265,16 @@ std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() cons
   return registry_;
 }
 
-detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use) const {
+detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use,
+                                             std::string_view task) const {
+  // The message is built only on failure: submit checks every access of every task.
+  auto where = [&] { return task.empty() ? std::string(use) : fmt::format("task '{}'", task); };
   detail::DataState* d = detail::DataAccess::state(data);
-  if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", use));
+  if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", where()));
   if (d->owner != this)
-    throw UsageError(fmt::format("{}: {} belongs to another runtime", use, d->describe()));
+    throw UsageError(fmt::format("{}: {} belongs to another runtime", where(), d->describe()));
   if (!d->registered.load(std::memory_order_acquire))
-    throw UsageError(fmt::format("{}: {} used after unregister", use, d->describe()));
+    throw UsageError(fmt::format("{}: {} used after unregister", where(), d->describe()));
   return *d;
 }
 
@@ -364,7 +367,7 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
     throw UsageError(fmt::format("task '{}': args of {} bytes (at most {})", label, args.size(),
                                  runtime::kMaxArgsBytes));
   for (std::size_t i = 0; i < accesses.size(); ++i) {
-    detail::DataState& d = check_data(accesses[i].data, fmt::format("task '{}'", label));
+    detail::DataState& d = check_data(accesses[i].data, {}, label);
     for (std::size_t j = 0; j < i; ++j)
       if (detail::DataAccess::state(accesses[j].data) == &d)
         throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));

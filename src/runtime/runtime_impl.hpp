@@ -119,7 +119,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   void wake(const runtime::Placement& p);
   void record_failure(const runtime::Task* t, std::string_view where, std::string_view what);
 
-  detail::DataState& check_data(const Data& data, std::string_view use) const;
+  /// The data's state; throws UsageError naming `use` (or the task `task`, when given).
+  detail::DataState& check_data(const Data& data, std::string_view use,
+                                std::string_view task = {}) const;
   void write_back_all();
   std::vector<std::shared_ptr<detail::DataState>> registered() const;
 
