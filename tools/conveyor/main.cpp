@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
+#include "usage_error.hpp"
 
 namespace conveyor::cli {
 
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "conveyor: " << e.what() << " (see --help)\n";
+    std::cerr << "conveyor: " << cli::usage_message(app, e) << '\n';
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "conveyor: " << e.what() << '\n';
