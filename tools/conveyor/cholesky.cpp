@@ -24,7 +24,8 @@ namespace ch = conveyor::apps::cholesky;
 
 struct CholeskyCliOptions {
   int n = 8192;
-  int block = 512;
+  int block = 0;  // not given: chosen from n and the workers (apps/cholesky/block_size.hpp)
+  bool block_given = false;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
   std::vector<std::string> offload{"gemm"};
@@ -66,6 +67,8 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   if (o.cpus == 0)
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
   if (o.cpus < -1) throw UsageError("cholesky: --cpus must be positive");
+  if (o.block_given && o.block <= 0)
+    throw UsageError("cholesky: --block must be positive (got " + std::to_string(o.block) + ")");
   std::string sched = o.sched.empty() ? (devices.empty() ? "eager" : "offload") : o.sched;
   std::vector<ch::RunConfig> configs;
   for (const auto& p : o.precisions)
@@ -111,7 +114,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
     links.push_back({{"from", l.from}, {"to", l.to}, {"copies", l.copies}, {"bytes", l.bytes}});
   nlohmann::json row = {
       {"n", c.n},
-      {"block", c.block},
+      {"block", r.block},
       {"tiles", r.best.tiles},
       {"precision", ch::to_string(c.precision)},
       {"devices", devices_label(c)},
@@ -195,7 +198,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
   for (const auto& c : configs) ch::validate(c);  // every bad option before the first long run
 
   nlohmann::json options = {{"n", o.n},
-                            {"block", o.block},
+                            {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
                             {"precision", join(o.precisions, ",")},
                             {"devices", join(o.devices, ",")},
                             {"offload", join(o.offload, ",")},
@@ -216,6 +219,13 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                       ch::to_string(c.precision), devices_label(c), to_string(c.runtime.coherence),
                       r.residual, r.residual_bound));
   }
+  if (!o.block_given)
+    report.add_note(fmt::format(
+        "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
+        "most 1024; --block sets it)",
+        report.results().front()["block"].get<int>(), o.n,
+        report.results().front()["cpu_workers"].get<int>() +
+            static_cast<int>(configs.front().runtime.devices.size())));
   report.add_note(
       "GFLOP/s = (n^3/3) / time / 1e9; time from the first submit to the end of "
       "wait_all (fastest of --repeat)");
@@ -237,7 +247,8 @@ void add_cholesky_command(CLI::App& app) {
   command->add_option("--n", o->n, "Matrix order (default 8192)")->option_text("N");
   command
       ->add_option("--block", o->block,
-                   "Tile size; the last tiles are narrower when it does not divide N (default 512)")
+                   "Tile size; the last tiles are narrower when it does not divide N (default: "
+                   "from N and the workers, 1024 at most; see docs/cholesky.md)")
       ->option_text("B");
   command
       ->add_option("--precision", o->precisions,
@@ -291,7 +302,10 @@ void add_cholesky_command(CLI::App& app) {
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");
-  command->callback([o] { run_cholesky_command(*o); });
+  command->callback([o, command] {
+    o->block_given = command->count("--block") > 0;
+    run_cholesky_command(*o);
+  });
 }
 
 }  // namespace conveyor::cli
