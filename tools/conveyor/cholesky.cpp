@@ -34,6 +34,7 @@ struct CholeskyCliOptions {
   int cpus = -1;
   int repeat = 1;
   bool no_warmup = false;
+  bool no_pin = false;
   bool check = false;
   std::string trace;
   OutputOptions output;
@@ -78,6 +79,7 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
       c.block = o.block;
       c.precision = ch::parse_precision(p);
       c.runtime.cpus = with_cpu ? o.cpus : 0;
+      c.runtime.pin = !o.no_pin;
       c.runtime.devices = devices;
       c.runtime.scheduler = sched;
       c.runtime.offload = devices.empty() ? std::vector<std::string>{} : o.offload;
@@ -207,7 +209,8 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
                             {"check", o.check},
-                            {"warmup", !o.no_warmup}};
+                            {"warmup", !o.no_warmup},
+                            {"pin", !o.no_pin}};
   Report report("cholesky", options);
   std::vector<std::string> failures;
   for (const auto& c : configs) {
@@ -283,6 +286,9 @@ void add_cholesky_command(CLI::App& app) {
       ->add_option("--repeat", o->repeat,
                    "Factorisations timed; the fastest is reported (default 1)")
       ->option_text("R");
+  command->add_flag("--no-pin", o->no_pin,
+                    "CPU workers not pinned to cores: on a machine shared with other jobs the "
+                    "system can move a worker off a busy core");
   command->add_flag("--no-warmup", o->no_warmup,
                     "Skip the small warm-up factorisation (which builds OpenCL programs first)");
   command->add_flag(
