@@ -4,29 +4,14 @@
 /// stretch where no task runs (the warm-up's OpenCL program build, the matrix being generated)
 /// that nothing in the trace explains.
 ///
-///   PhaseClock clock;                 // just before the Runtime is constructed
-///   conveyor::Runtime rt(options);
-///   auto t = clock.now_us();  ...;  phases.push_back({"warm-up", t, clock.now_us(), false});
+/// Times are on the trace's clock, microseconds since the runtime started (Runtime::seconds):
+///
+///   double t = rt.seconds() * 1e6;  ...;  phases.push_back({"warm-up (...)", t, rt.seconds() * 1e6});
 ///   rt.write_trace(path);  add_phases_to_trace(path, phases);
-#include <chrono>
 #include <string>
 #include <vector>
 
 namespace conveyor::apps::cholesky {
-
-/// Microseconds on the clock of the runtime's trace. The runtime starts that clock when it is
-/// constructed, so a PhaseClock made immediately before the Runtime reads a few microseconds ahead
-/// of it at most: nothing for phases that last milliseconds to seconds.
-class PhaseClock {
- public:
-  double now_us() const {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - origin_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point origin_ = std::chrono::steady_clock::now();
-};
 
 struct TracePhase {
   /// "warm-up (...)", "matrix generation (not timed)", "factorisation 1 (timed)": plots shorten a

@@ -24,6 +24,7 @@
 /// Device implementations only enqueue work (on t.cuda_stream() or t.opencl_queue()) and return;
 /// they must not wait for it. The runtime learns of completion through stream/queue events.
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -52,6 +53,49 @@ struct Buffer {
   std::size_t bytes() const { return rows * cols * elem_size; }
 };
 
+/// Identifies a submitted task (increasing in submission order, from 1).
+using TaskId = std::uint64_t;
+
+namespace detail {
+/// Where a deferred task reports that it finished (the runtime).
+class CompletionSink {
+ public:
+  virtual void finish_deferred(void* task, const char* error) noexcept = 0;
+
+ protected:
+  ~CompletionSink() = default;
+};
+struct TaskContextAccess;  // the runtime and the device drivers fill TaskContext in
+}  // namespace detail
+
+/// The end of a deferred task (TaskContext::defer): call done() when the work it started has
+/// finished, or fail() when it failed; from any thread, once. Move-only. Destroying a Completion
+/// that was neither done nor failed fails the task ("abandoned"), so a lost one cannot hang
+/// wait_all.
+class Completion {
+ public:
+  Completion() = default;
+  Completion(Completion&& other) noexcept;
+  Completion& operator=(Completion&& other) noexcept;
+  Completion(const Completion&) = delete;
+  Completion& operator=(const Completion&) = delete;
+  ~Completion();
+
+  /// The task finished: the data it writes is committed and its dependants may run.
+  void done();
+  /// The task failed: reported by wait_all as if its function had thrown `message`.
+  void fail(std::string_view message);
+  /// Whether done() or fail() may still be called.
+  bool pending() const { return sink_ != nullptr; }
+
+ private:
+  friend class TaskContext;
+  Completion(detail::CompletionSink* sink, void* task) : sink_(sink), task_(task) {}
+  void finish(const char* error) noexcept;
+  detail::CompletionSink* sink_ = nullptr;
+  void* task_ = nullptr;
+};
+
 /// What an implementation receives: the task's buffers in the order of its accesses, plus the
 /// stream or queue of the device it runs on.
 class TaskContext {
@@ -73,6 +117,8 @@ class TaskContext {
   int worker() const { return worker_; }
   /// The task's name (given to submit, or the codelet's name).
   std::string_view task_name() const { return task_name_; }
+  /// The id submit returned for this task.
+  TaskId task_id() const { return task_id_; }
 
   /// CUDA: the cudaStream_t to enqueue on (as void* so that this header needs no CUDA).
   void* cuda_stream() const { return stream_; }
@@ -95,19 +141,41 @@ class TaskContext {
   }
   std::span<const std::byte> raw_args() const { return args_; }
 
-  // Filled in by the runtime.
+  /// CPU implementations only: the task does not end when the function returns but when the
+  /// returned Completion is done (or failed), so that work driven by something else (an MPI
+  /// request, I/O) does not hold a worker while it waits. The buffers stay valid and the task's
+  /// dependants wait until then. Throws UsageError on a device, outside a task, or when called
+  /// twice.
+  ///
+  ///   recv.cpu([&](const conveyor::TaskContext& t) {
+  ///     MPI_Request r;
+  ///     MPI_Irecv(t.data<double>(0), n, MPI_DOUBLE, src, tag, comm, &r);
+  ///     progress.watch(r, t.defer());   // the engine calls done() when MPI_Test says so
+  ///   });
+  Completion defer() const;
+
+ private:
+  friend struct detail::TaskContextAccess;
   std::vector<Buffer> buffers_;
   DeviceKind kind_ = DeviceKind::Cpu;
   std::string_view device_;
   int worker_ = 0;
   std::string_view task_name_;
+  TaskId task_id_ = 0;
   void* stream_ = nullptr;
   void* kernel_ = nullptr;
   std::span<const std::byte> args_;
+  detail::CompletionSink* sink_ = nullptr;  ///< CPU tasks: the runtime, for defer()
+  void* task_ = nullptr;
+  mutable bool deferred_ = false;
 };
 
 /// An implementation: runs the task (CPU) or enqueues it (CUDA, OpenCL).
 using TaskFunction = std::function<void(const TaskContext&)>;
+/// The work of one task in floating-point operations, from its buffers' shapes and its args (the
+/// TaskContext it gets has the shapes, null pointers and no device). Used by cost-aware
+/// scheduling before a codelet has been measured, and by simulated devices.
+using FlopsFunction = std::function<double(const TaskContext&)>;
 
 /// The OpenCL program of a codelet: OpenCL C source, or a precompiled binary (FPGA flows build
 /// offline), and the name of the kernel in it. Built once per device, on first use.
@@ -117,6 +185,11 @@ struct OpenclProgram {
   std::string kernel;                 ///< kernel name; empty: no kernel (the launcher needs none)
   std::string options;                ///< build options, e.g. "-DTILE=256"
 };
+
+namespace detail {
+struct CodeletImpl;  // the runtime's view (src/runtime/codelet_impl.hpp)
+struct CodeletAccess;
+}  // namespace detail
 
 class Codelet {
  public:
@@ -130,25 +203,20 @@ class Codelet {
   /// The OpenCL implementation: `launch` sets the arguments of TaskContext::opencl_kernel() (from
   /// `program`) and enqueues it on TaskContext::opencl_queue(), with cl_mem buffers.
   Codelet& opencl(OpenclProgram program, TaskFunction launch);
+  /// The codelet's work per task, for scheduling before it is measured (optional).
+  ///
+  ///   gemm.flops([](const conveyor::TaskContext& t) {
+  ///     return 2.0 * t.buffer(2).rows * t.buffer(2).cols * t.buffer(0).cols;
+  ///   });
+  Codelet& flops(FlopsFunction fn);
 
   const std::string& name() const;
   /// Whether the codelet has an implementation for `kind`.
   bool has(DeviceKind kind) const;
 
-  struct Impl;
-  const std::shared_ptr<Impl>& impl() const { return impl_; }
-
  private:
-  std::shared_ptr<Impl> impl_;
-};
-
-/// The codelet's implementations (read by the runtime).
-struct Codelet::Impl {
-  std::string name;
-  TaskFunction cpu;
-  TaskFunction cuda;
-  TaskFunction opencl;
-  OpenclProgram program;
+  friend struct detail::CodeletAccess;
+  std::shared_ptr<detail::CodeletImpl> impl_;
 };
 
 }  // namespace conveyor

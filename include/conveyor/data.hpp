@@ -19,8 +19,9 @@
 namespace conveyor {
 
 namespace detail {
-struct DataState;  // the runtime's bookkeeping (src/data/data_state.hpp)
-}
+struct DataState;   // the runtime's bookkeeping (src/data/data_state.hpp)
+struct DataAccess;  // lets the runtime make handles and reach the bookkeeping
+}  // namespace detail
 
 /// Handle to registered data. Default-constructed handles refer to nothing; a handle whose data has
 /// been unregistered makes submit() and acquire() throw UsageError ("used after unregister").
@@ -44,10 +45,12 @@ class Data {
   /// The name given at registration, or "" (used in error messages and the trace).
   const std::string& name() const;
 
-  explicit Data(std::shared_ptr<detail::DataState> state) : state_(std::move(state)) {}
-  detail::DataState* state() const { return state_.get(); }
+  /// Whether both handles refer to the same registration.
+  bool operator==(const Data& other) const { return state_ == other.state_; }
 
  private:
+  friend struct detail::DataAccess;
+  explicit Data(std::shared_ptr<detail::DataState> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::DataState> state_;
 };
 

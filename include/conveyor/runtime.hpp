@@ -116,9 +116,6 @@ struct RuntimeStats {
   std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }
 };
 
-/// Identifies a submitted task (increasing in submission order, from 1).
-using TaskId = std::uint64_t;
-
 class Runtime;
 namespace detail {
 struct RuntimeAccess;  // internal: lets tests build a runtime with emulated devices
@@ -226,6 +223,9 @@ class Runtime {
 
   RuntimeStats stats() const;
   void reset_stats();
+  /// Seconds since the runtime started; on a simulated platform, virtual seconds (what the
+  /// modelled machine would have taken).
+  double seconds() const;
 
   /// Names of the workers: "cpu worker 0", ..., "opencl:0 worker".
   std::vector<std::string> workers() const;

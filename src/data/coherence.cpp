@@ -146,6 +146,17 @@ void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
   }
 }
 
+bool CoherenceEngine::valid_in(DataState& d, int space) {
+  std::lock_guard lock(d.mutex);
+  return valid(d.replicas[space].state);
+}
+
+std::size_t CoherenceEngine::bytes_missing(DataState& d, int space, Access mode) {
+  if (!reads(mode)) return 0;
+  if (policy_ == Coherence::Naive && space != kHostSpace) return d.bytes();
+  return valid_in(d, space) ? 0 : d.bytes();
+}
+
 void CoherenceEngine::unpin(DataState& d, int space) {
   std::lock_guard lock(d.mutex);
   --d.replicas[space].pins;

@@ -16,8 +16,8 @@
 #include "data/data_state.hpp"
 #include "data/device_memory.hpp"
 #include "data/transfer_stats.hpp"
-#include "runtime/device_driver.hpp"
-#include "runtime/trace.hpp"
+#include "device/driver.hpp"
+#include "device/trace.hpp"
 
 namespace conveyor::detail {
 
@@ -48,6 +48,12 @@ class CoherenceEngine {
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
   void unpin(DataState& d, int space);
+
+  /// Whether `space` holds a valid replica of the data. Any thread (takes the data's lock).
+  bool valid_in(DataState& d, int space);
+  /// Bytes that a task using the data with `mode` in `space` would have to copy there first (0 when
+  /// it does not read it or the replica there is valid; naive copies every input). Any thread.
+  std::size_t bytes_missing(DataState& d, int space, Access mode);
 
   /// Unregister: host up to date, device blocks back to the allocation caches.
   void drop_replicas(DataState& d);

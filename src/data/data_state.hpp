@@ -5,11 +5,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "runtime/device_driver.hpp"
+#include "conveyor/data.hpp"
+#include "device/driver.hpp"
 
 namespace conveyor::runtime {
 struct Task;
@@ -59,6 +61,11 @@ struct DataState {
   runtime::HostRegion host_region() const { return {host, rows * elem_size, cols, ld * elem_size}; }
   /// "'x' (vector of 4096 bytes)" for messages.
   std::string describe() const;
+};
+
+struct DataAccess {
+  static Data make(std::shared_ptr<DataState> state) { return Data(std::move(state)); }
+  static DataState* state(const Data& data) { return data.state_.get(); }
 };
 
 }  // namespace conveyor::detail

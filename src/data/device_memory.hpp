@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "data/transfer_stats.hpp"
-#include "runtime/device_driver.hpp"
+#include "device/driver.hpp"
 
 namespace conveyor::detail {
 

@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "conveyor/error.hpp"
 #include "data/data_state.hpp"
+#include "device/codelet_impl.hpp"
 #include "runtime/runtime_impl.hpp"
 
 namespace conveyor {
@@ -41,16 +44,16 @@ DeviceCopy parse_device_copy(std::string_view text) {
 
 // ---- Codelet ----------------------------------------------------------------------------------
 
-Codelet::Codelet(std::string name) : impl_(std::make_shared<Impl>()) {
+Codelet::Codelet(std::string name) : impl_(std::make_shared<detail::CodeletImpl>()) {
   if (name.empty()) throw UsageError("a codelet needs a name");
   impl_->name = std::move(name);
 }
 Codelet& Codelet::cpu(TaskFunction fn) {
-  impl_->cpu = std::move(fn);
+  impl_->run[detail::index(DeviceKind::Cpu)] = std::move(fn);
   return *this;
 }
 Codelet& Codelet::cuda(TaskFunction launch) {
-  impl_->cuda = std::move(launch);
+  impl_->run[detail::index(DeviceKind::Cuda)] = std::move(launch);
   return *this;
 }
 Codelet& Codelet::opencl(OpenclProgram program, TaskFunction launch) {
@@ -59,20 +62,56 @@ Codelet& Codelet::opencl(OpenclProgram program, TaskFunction launch) {
         fmt::format("codelet '{}': give OpenCL source or a binary, not both", impl_->name));
   if (!launch) throw UsageError(fmt::format("codelet '{}': OpenCL launcher missing", impl_->name));
   impl_->program = std::move(program);
-  impl_->opencl = std::move(launch);
+  impl_->run[detail::index(DeviceKind::OpenCL)] = std::move(launch);
+  return *this;
+}
+Codelet& Codelet::flops(FlopsFunction fn) {
+  impl_->flops = std::move(fn);
   return *this;
 }
 const std::string& Codelet::name() const { return impl_->name; }
-bool Codelet::has(DeviceKind kind) const {
-  switch (kind) {
-    case DeviceKind::Cpu:
-      return static_cast<bool>(impl_->cpu);
-    case DeviceKind::Cuda:
-      return static_cast<bool>(impl_->cuda);
-    case DeviceKind::OpenCL:
-      return static_cast<bool>(impl_->opencl);
+bool Codelet::has(DeviceKind kind) const { return impl_->has(kind); }
+
+// ---- deferred tasks ---------------------------------------------------------------------------
+
+Completion TaskContext::defer() const {
+  if (!sink_)
+    throw UsageError(fmt::format(
+        "task '{}': defer() is for CPU implementations, while the task runs", task_name_));
+  if (deferred_) throw UsageError(fmt::format("task '{}': defer() called twice", task_name_));
+  deferred_ = true;
+  return Completion(sink_, task_);
+}
+
+Completion::Completion(Completion&& other) noexcept
+    : sink_(std::exchange(other.sink_, nullptr)), task_(std::exchange(other.task_, nullptr)) {}
+
+Completion& Completion::operator=(Completion&& other) noexcept {
+  if (this != &other) {
+    finish("deferred task abandoned: its Completion was replaced before done() or fail()");
+    sink_ = std::exchange(other.sink_, nullptr);
+    task_ = std::exchange(other.task_, nullptr);
   }
-  return false;
+  return *this;
+}
+
+Completion::~Completion() {
+  finish("deferred task abandoned: its Completion was destroyed before done() or fail()");
+}
+
+void Completion::done() {
+  if (!sink_) throw UsageError("Completion::done: already finished (or empty)");
+  finish(nullptr);
+}
+
+void Completion::fail(std::string_view message) {
+  if (!sink_) throw UsageError("Completion::fail: already finished (or empty)");
+  finish(std::string(message).c_str());
+}
+
+void Completion::finish(const char* error) noexcept {
+  if (!sink_) return;
+  std::exchange(sink_, nullptr)->finish_deferred(std::exchange(task_, nullptr), error);
 }
 
 // ---- Data -------------------------------------------------------------------------------------
@@ -159,6 +198,7 @@ HostAccess Runtime::acquire(const Data& data, Access mode) {
 }
 RuntimeStats Runtime::stats() const { return impl_->stats(); }
 void Runtime::reset_stats() { impl_->reset_stats(); }
+double Runtime::seconds() const { return impl_->now_s(); }
 std::vector<std::string> Runtime::workers() const { return impl_->workers(); }
 const RuntimeOptions& Runtime::options() const { return impl_->options(); }
 void Runtime::write_trace(const std::string& path) const { impl_->write_trace(path); }

@@ -39,7 +39,7 @@ std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
   for (const auto& id : wanted) {
     for (const auto& d : drivers)
       if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
-    drivers.push_back(find_device(id)->make_driver(config));
+    drivers.push_back(runtime::make_driver(*find_device(id), config));
   }
   return drivers;
 }
@@ -54,10 +54,20 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
-  runtime::DriverConfig config{options_.trace, epoch_};
+  runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
+                               epoch_};
   drivers_ = open_devices(options_.devices, config);
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
-  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_);
+  for (auto& d : drivers_) {
+    runtime::VirtualClock* c = d->virtual_clock();
+    if (d == drivers_.front())
+      clock_ = c;
+    else if (c != clock_)
+      throw UsageError(fmt::format(
+          "device '{}': a simulated platform's devices cannot be mixed with other devices",
+          d->id()));
+  }
+  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
 
   std::vector<std::string> spaces{"host"};
   std::vector<runtime::DeviceDriver*> raw;
@@ -132,6 +142,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
 }
 
 void Runtime::Impl::start_workers() {
+  // The user's thread and every worker run until they first wait.
+  if (clock_) clock_->running(1 + static_cast<int>(workers_.size()));
   for (auto& w : workers_) {
     Worker* raw = w.get();
     raw->thread = std::thread([this, raw] {
@@ -146,7 +158,7 @@ void Runtime::Impl::start_workers() {
 Runtime::Impl::~Impl() {
   {
     std::unique_lock lock(mutex_);
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   for (auto& d : registered()) {
     try {
@@ -159,7 +171,10 @@ Runtime::Impl::~Impl() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
-    for (auto& w : workers_) w->cv.notify_all();
+    for (auto& w : workers_) {
+      rouse(w->asleep);
+      w->cv.notify_all();
+    }
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
@@ -193,7 +208,7 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
     state->registry_slot = registry_.size();
     registry_.push_back(state);
   }
-  return Data(std::move(state));
+  return detail::DataAccess::make(std::move(state));
 }
 
 bool Runtime::Impl::pin_host(void* ptr, std::size_t bytes) {
@@ -222,7 +237,7 @@ std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() cons
 }
 
 detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use) const {
-  detail::DataState* d = data.state();
+  detail::DataState* d = detail::DataAccess::state(data);
   if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", use));
   if (d->owner != this)
     throw UsageError(fmt::format("{}: {} belongs to another runtime", use, d->describe()));
@@ -312,7 +327,7 @@ void Runtime::Impl::unregister(Data& data) {
 
 TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess> accesses,
                              int priority, std::string_view name, std::span<const std::byte> args) {
-  const auto& impl = codelet.impl();
+  const auto& impl = detail::CodeletAccess::impl(codelet);
   std::string_view label = name.empty() ? std::string_view(impl->name) : name;
   scheduler_->check(*impl);
   if (args.size() > runtime::kMaxArgsBytes)
@@ -321,23 +336,23 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     detail::DataState& d = check_data(accesses[i].data, fmt::format("task '{}'", label));
     for (std::size_t j = 0; j < i; ++j)
-      if (accesses[j].data.state() == &d)
+      if (detail::DataAccess::state(accesses[j].data) == &d)
         throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
   }
 
   std::lock_guard lock(mutex_);
   for (const auto& a : accesses)
-    if (a.data.state()->partitioned)
+    if (detail::DataAccess::state(a.data)->partitioned)
       throw UsageError(
           fmt::format("task '{}': {} is partitioned into tiles; use its tiles or "
                       "unpartition it",
-                      label, a.data.state()->describe()));
+                      label, detail::DataAccess::state(a.data)->describe()));
   Task* t = pool_.get();
   t->id = ++next_id_;
   t->codelet = impl;
   t->name.assign(name);
   t->priority = priority;
-  for (const auto& a : accesses) t->accesses.push_back({a.data.state(), a.mode});
+  for (const auto& a : accesses) t->accesses.push_back({detail::DataAccess::state(a.data), a.mode});
   if (!args.empty()) std::memcpy(t->args.data(), args.data(), args.size());
   t->args_bytes = args.size();
   ++submitted_;
@@ -370,7 +385,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
 void Runtime::Impl::make_ready(Task* t) {
   if (t->kind == Task::Kind::Acquire) {
     t->granted = true;
-    done_cv_.notify_all();
+    notify_user();
     return;
   }
   if (t->cancelled) {
@@ -386,6 +401,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
     Worker& w = *workers_[p.worker];
     if (w.idle) {
       w.idle = false;
+      rouse(w.asleep);
       w.cv.notify_one();
     }
     return;
@@ -393,6 +409,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
   for (auto& w : workers_)
     if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
       w->idle = false;
+      rouse(w->asleep);
       w->cv.notify_one();
       return;
     }
@@ -421,7 +438,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
       if (--s->pending == 0) {
         if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
-          done_cv_.notify_all();
+          notify_user();
         } else if (s->cancelled) {
           ++cancelled_;
           ready_stack_.push_back(s);
@@ -431,12 +448,13 @@ void Runtime::Impl::complete(Task* t, bool failed) {
       }
     }
     if (task->kind == Task::Kind::Compute) {
+      if (task->worker >= 0) scheduler_->on_complete(*task);
       ++finished_;
       pool_.put(task);
     }
     failed = false;  // only the first task failed; the others are cancelled
   }
-  if (finished_ == submitted_) done_cv_.notify_all();
+  if (finished_ == submitted_) notify_user();
 }
 
 void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
@@ -455,7 +473,7 @@ void Runtime::Impl::wait_all() {
     std::unique_lock lock(mutex_);
     if (open_acquires_ > 0)
       throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
   std::lock_guard lock(mutex_);
@@ -487,7 +505,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     ++open_acquires_;
     add_dependencies(t);
     if (t->pending == 0) t->granted = true;
-    done_cv_.wait(lock, [&] { return t->granted; });
+    wait_user(lock, [&] { return t->granted; });
   }
   try {
     if (reads(mode)) coherence_->fetch_to_host(d);
@@ -504,7 +522,7 @@ void Runtime::Impl::release(Task* t) {
   complete(t, false);
   --open_acquires_;
   pool_.put(t);
-  done_cv_.notify_all();
+  notify_user();
 }
 
 // ---- workers ----------------------------------------------------------------------------------
@@ -513,64 +531,109 @@ void Runtime::Impl::cpu_loop(Worker& w) {
   if (w.cpu >= 0) pin_current_thread(w.cpu);
   std::unique_lock lock(mutex_);
   Task* t = nullptr;
-  bool ok = true;
+  Ran ran = Ran::Done;
   for (;;) {
-    if (t) {
-      complete(t, !ok);
-      t = nullptr;
-    }
+    if (t && ran != Ran::Deferred) complete(t, ran == Ran::Failed);
+    t = nullptr;
     t = scheduler_->pop(w.index);
     if (!t) {
       if (stop_) break;
       w.idle = true;
+      doze(w.asleep);
       w.cv.wait(lock);
+      rouse(w.asleep);
       w.idle = false;
       continue;
     }
     lock.unlock();
-    ok = run_cpu(w, t);
+    ran = run_cpu(w, t);
     lock.lock();
     ++w.tasks;
     ++tasks_run_;
   }
 }
 
-bool Runtime::Impl::run_cpu(Worker& w, Task* t) {
+Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
+  using detail::TaskContextAccess;
   auto start = std::chrono::steady_clock::now();
   double trace_start = 0;
   t->worker = w.index;
   TaskContext& ctx = w.context;
-  ctx.buffers_.resize(t->accesses.size());
+  auto& buffers = TaskContextAccess::buffers(ctx);
+  buffers.resize(t->accesses.size());
   try {
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
       detail::DataState& d = *t->accesses[i].data;
       if (reads(t->accesses[i].mode)) coherence_->fetch_to_host(d);
-      ctx.buffers_[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
+      buffers[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
     }
-    ctx.kind_ = DeviceKind::Cpu;
-    ctx.device_ = "cpu";
-    ctx.worker_ = w.index;
-    ctx.task_name_ = t->label();
-    ctx.stream_ = ctx.kernel_ = nullptr;
-    ctx.args_ = {t->args.data(), t->args_bytes};
+    TaskContextAccess::set_task(ctx, DeviceKind::Cpu, "cpu", w.index, t->label(), t->id,
+                                {t->args.data(), t->args_bytes});
+    TaskContextAccess::allow_defer(ctx, this, t);
     if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
-    t->codelet->cpu(ctx);
+    if (clock_) {
+      run_modelled_cpu(w, t, ctx);
+      return Ran::Done;
+    }
+    t->codelet->fn(DeviceKind::Cpu)(ctx);
+    if (TaskContextAccess::deferred(ctx)) {
+      // Its end (and the commit of what it writes) comes through finish_deferred, maybe already.
+      w.busy_seconds += seconds_since(start);
+      return Ran::Deferred;
+    }
     for (const auto& a : t->accesses)
       if (writes(a.mode)) coherence_->commit_host_write(*a.data);
   } catch (const std::exception& e) {
+    // A task that deferred and then threw still owns its Completion, which fails it.
+    if (TaskContextAccess::deferred(ctx)) return Ran::Deferred;
     std::lock_guard lock(mutex_);
     record_failure(t, w.desc.name, e.what());
-    return false;
+    return Ran::Failed;
   } catch (...) {
+    if (TaskContextAccess::deferred(ctx)) return Ran::Deferred;
     std::lock_guard lock(mutex_);
     record_failure(t, w.desc.name, "unknown exception");
-    return false;
+    return Ran::Failed;
   }
-  w.busy_seconds += seconds_since(start);
+  double seconds = seconds_since(start);
+  w.busy_seconds += seconds;
+  t->exec_seconds = seconds;
   if (trace_)
     trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", trace_start,
                 trace_->now_us());
-  return true;
+  return Ran::Done;
+}
+
+void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
+  if (!clock_->cpu_task_seconds)
+    throw UsageError("the simulated platform has no model for CPU tasks");
+  double start = clock_->now_s();
+  double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
+  if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
+  clock_->sleep_for(seconds);
+  for (const auto& a : t->accesses)
+    if (writes(a.mode)) coherence_->commit_host_write(*a.data);
+  w.busy_seconds += seconds;
+  t->exec_seconds = seconds;
+  if (trace_)
+    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
+                clock_->now_s() * 1e6);
+}
+
+void Runtime::Impl::finish_deferred(void* task, const char* error) noexcept {
+  auto* t = static_cast<Task*>(task);
+  std::string failure = error ? error : "";
+  if (!error) {
+    try {
+      for (const auto& a : t->accesses)
+        if (writes(a.mode)) coherence_->commit_host_write(*a.data);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  std::lock_guard lock(mutex_);
+  if (!failure.empty()) record_failure(t, workers_[t->worker]->desc.name, failure);
+  complete(t, !failure.empty());
 }
 
 void Runtime::Impl::on_device_done(void* user, const char* error) {
@@ -579,6 +642,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
   Impl* self = slot->impl;
   std::lock_guard lock(self->mutex_);
   slot->worker->completed.push_back(slot);
+  self->rouse(slot->worker->asleep);
   slot->worker->cv.notify_one();
 }
 
@@ -591,24 +655,7 @@ void Runtime::Impl::device_loop(Worker& w) {
       done.swap(w.completed);
       lock.unlock();
       for (Slot* s : done) finish_device(w, s);
-      if (trace_) {
-        w.timed.clear();
-        w.driver->drain_trace(w.timed);
-        int pid = w.desc.space + 1;
-        for (const auto& op : w.timed) {
-          using K = runtime::TimedOp::Kind;
-          int tid = op.kind == K::Task  ? runtime::kDeviceWorkerTid
-                    : op.kind == K::H2D ? runtime::kH2dTid
-                    : op.kind == K::D2H ? runtime::kD2hTid
-                                        : runtime::kD2dTid;
-          const char* name = op.kind == K::Task  ? op.name.c_str()
-                             : op.kind == K::H2D ? "copy h2d"
-                             : op.kind == K::D2H ? "copy d2h"
-                                                 : "copy d2d";
-          trace_->add(pid, tid, name, op.kind == K::Task ? "task" : "transfer", op.start_us,
-                      op.end_us);
-        }
-      }
+      collect_timings(w, done);
       lock.lock();
       for (Slot* s : done) {
         bool ok = s->error.empty();
@@ -619,27 +666,29 @@ void Runtime::Impl::device_loop(Worker& w) {
         w.free_slots.push_back(s);
         ++w.tasks;
         ++tasks_run_;
-        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+        if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       done.clear();
       continue;
     }
     if (w.in_flight < capacity) {
       if (Task* t = scheduler_->pop(w.index)) {
-        if (w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
+        if (w.in_flight++ == 0) w.busy_since = now_s();
         lock.unlock();
         bool ok = launch_device(w, t);
         lock.lock();
         if (!ok) {
           complete(t, true);
-          if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+          if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
         }
         continue;
       }
     }
     if (stop_ && w.in_flight == 0) break;
     w.idle = w.in_flight < capacity;
+    doze(w.asleep);
     w.cv.wait(lock);
+    rouse(w.asleep);
     w.idle = false;
   }
 }
@@ -648,20 +697,18 @@ bool Runtime::Impl::launch_device(Worker& w, Task* t) {
   t->worker = w.index;
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
-  ctx.buffers_.resize(t->accesses.size());
+  auto& buffers = detail::TaskContextAccess::buffers(ctx);
+  buffers.resize(t->accesses.size());
   std::size_t pinned = 0;
   try {
     for (; pinned < t->accesses.size(); ++pinned) {
       const TaskAccess& a = t->accesses[pinned];
       void* block = coherence_->prepare_on_device(*a.data, space, a.mode);
-      ctx.buffers_[pinned] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
+      buffers[pinned] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
-    ctx.kind_ = w.desc.kind;
-    ctx.device_ = w.driver->id();
-    ctx.worker_ = w.index;
-    ctx.task_name_ = t->label();
-    ctx.args_ = {t->args.data(), t->args_bytes};
-    w.driver->launch(*t->codelet, ctx, t->codelet->name);
+    detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
+                                        t->id, {t->args.data(), t->args_bytes});
+    w.driver->launch(*t->codelet, ctx);
     for (const auto& a : t->accesses) coherence_->finish_on_device(*a.data, space, a.mode);
     Slot* slot = nullptr;
     {
@@ -682,6 +729,67 @@ bool Runtime::Impl::launch_device(Worker& w, Task* t) {
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
   for (const auto& a : slot->task->accesses) coherence_->unpin(*a.data, w.desc.space);
+}
+
+void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
+  w.timed.clear();
+  w.driver->drain_trace(w.timed);
+  for (const auto& op : w.timed) {
+    using K = runtime::TimedOp::Kind;
+    if (op.kind == K::Task)
+      for (Slot* s : done)
+        if (s->task->id == op.task) s->task->exec_seconds = (op.end_us - op.start_us) * 1e-6;
+    if (!trace_) continue;
+    int tid = op.kind == K::Task  ? runtime::kDeviceWorkerTid
+              : op.kind == K::H2D ? runtime::kH2dTid
+              : op.kind == K::D2H ? runtime::kD2hTid
+                                  : runtime::kD2dTid;
+    const char* name = op.kind == K::Task  ? op.name.c_str()
+                       : op.kind == K::H2D ? "copy h2d"
+                       : op.kind == K::D2H ? "copy d2h"
+                                           : "copy d2d";
+    trace_->add(w.desc.space + 1, tid, name, op.kind == K::Task ? "task" : "transfer", op.start_us,
+                op.end_us);
+  }
+}
+
+// ---- time and the virtual clock's thread accounting ------------------------------------------
+
+double Runtime::Impl::now_s() const { return clock_ ? clock_->now_s() : seconds_since(epoch_); }
+
+void Runtime::Impl::doze(bool& asleep) {
+  if (asleep) return;
+  asleep = true;
+  if (clock_) clock_->running(-1);
+}
+
+void Runtime::Impl::rouse(bool& asleep) {
+  if (!asleep) return;
+  asleep = false;
+  if (clock_) clock_->running(+1);
+}
+
+template <typename Pred>
+void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
+  bool asleep = false;
+  while (!ready()) {
+    if (!asleep) user_sleepers_.push_back(&asleep);
+    doze(asleep);
+    done_cv_.wait(lock);
+    if (asleep) {  // woken by no one (spurious): stays registered
+      continue;
+    }
+  }
+  if (asleep) {
+    user_sleepers_.erase(std::find(user_sleepers_.begin(), user_sleepers_.end(), &asleep));
+    rouse(asleep);
+  }
+}
+
+void Runtime::Impl::notify_user() {
+  for (bool* asleep : user_sleepers_) rouse(*asleep);
+  user_sleepers_.clear();
+  done_cv_.notify_all();
 }
 
 // ---- reporting --------------------------------------------------------------------------------

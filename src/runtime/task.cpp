@@ -22,6 +22,7 @@ void Task::reset() {
   granted = false;
   seq = 0;
   worker = -1;
+  exec_seconds = -1;
 }
 
 Task* TaskPool::get() {

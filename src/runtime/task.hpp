@@ -11,6 +11,7 @@
 #include "conveyor/codelet.hpp"
 #include "conveyor/runtime.hpp"
 #include "data/data_state.hpp"
+#include "device/codelet_impl.hpp"
 
 namespace conveyor::runtime {
 
@@ -26,7 +27,7 @@ struct Task {
 
   TaskId id = 0;
   Kind kind = Kind::Compute;
-  std::shared_ptr<Codelet::Impl> codelet;  ///< null for acquires
+  std::shared_ptr<detail::CodeletImpl> codelet;  ///< null for acquires
   std::string name;
   int priority = 0;
   std::vector<TaskAccess> accesses;
@@ -40,8 +41,9 @@ struct Task {
   bool granted = false;    ///< acquires: ready, host access given
 
   // Scheduling.
-  std::uint64_t seq = 0;  ///< ready order, for FIFO among equal priorities
-  int worker = -1;        ///< the worker it ran on
+  std::uint64_t seq = 0;     ///< ready order, for FIFO among equal priorities
+  int worker = -1;           ///< the worker it ran on
+  double exec_seconds = -1;  ///< measured execution time (Scheduler::on_complete), < 0 if none
 
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;

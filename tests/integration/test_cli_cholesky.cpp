@@ -141,15 +141,12 @@ TEST(CliCholesky, TraceIsAChromeTrace) {
   EXPECT_TRUE(names[1].starts_with("matrix generation")) << names[1];
   EXPECT_EQ(names[2], "factorisation 1 (timed)");
   for (std::size_t i = 1; i < phases.size(); ++i) EXPECT_LE(phases[i - 1].second, phases[i].first);
-  // The phases' clock starts just before the runtime's (microseconds apart; 2 ms of slack covers a
-  // preemption between the two).
-  const double slack_us = 2000;
+  // Phases and tasks are on one clock (Runtime::seconds), so containment is exact.
   for (const auto& e : events) {
     if (e.value("cat", "") != "task") continue;
     double start = e["ts"].get<double>(), end = start + e["dur"].get<double>();
     bool inside = false;
-    for (const auto& [lo, hi] : phases)
-      inside = inside || (lo - slack_us <= start && end <= hi + slack_us);
+    for (const auto& [lo, hi] : phases) inside = inside || (lo <= start && end <= hi);
     EXPECT_TRUE(inside) << e.dump();
   }
 }

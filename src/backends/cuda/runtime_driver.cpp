@@ -24,8 +24,8 @@
 #include "check.hpp"
 #include "conveyor/error.hpp"
 #include "cuda_device.hpp"
+#include "device/driver.hpp"
 #include "memory.hpp"
-#include "runtime/device_driver.hpp"
 
 namespace conveyor::cuda {
 namespace {
@@ -45,7 +45,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     h2d_ = make_stream();
     copied_in_ = make_event(false);
     out_ = make_stream();
-    if (config_.trace) {
+    if (config_.trace || config_.time_tasks) {
       reference_ = make_event(true);
       CONVEYOR_CUDA_CHECK(cudaEventRecord(reference_.get(), lane_.get()));
       CONVEYOR_CUDA_CHECK(cudaEventSynchronize(reference_.get()));
@@ -126,14 +126,12 @@ class CudaDriver final : public runtime::DeviceDriver {
     end(t);
   }
 
-  void launch(const Codelet::Impl& codelet, TaskContext& ctx,
-              std::string_view trace_name) override {
+  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
     use_device(ordinal_);
     join_copies_in();
-    ctx.stream_ = lane_.get();
-    ctx.kernel_ = nullptr;
-    Timed* t = begin(TimedOp::Kind::Task, trace_name);
-    codelet.cuda(ctx);
+    detail::TaskContextAccess::set_stream(ctx, lane_.get());
+    Timed* t = begin(TimedOp::Kind::Task, codelet.name, nullptr, ctx.task_id());
+    codelet.fn(DeviceKind::Cuda)(ctx);
     CONVEYOR_CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows here
     end(t);
   }
@@ -164,8 +162,8 @@ class CudaDriver final : public runtime::DeviceDriver {
       float start_ms = 0, stop_ms = 0;
       if (cudaEventElapsedTime(&start_ms, reference_.get(), t.start.get()) == cudaSuccess &&
           cudaEventElapsedTime(&stop_ms, reference_.get(), t.stop.get()) == cudaSuccess)
-        out.push_back(
-            {t.kind, t.name, reference_us_ + start_ms * 1e3, reference_us_ + stop_ms * 1e3});
+        out.push_back({t.kind, t.name, t.task, reference_us_ + start_ms * 1e3,
+                       reference_us_ + stop_ms * 1e3});
       timed_.pop_front();
     }
   }
@@ -185,6 +183,7 @@ class CudaDriver final : public runtime::DeviceDriver {
   struct Timed {
     TimedOp::Kind kind;
     std::string name;
+    TaskId task = 0;
     Event start, stop;
   };
 
@@ -231,9 +230,10 @@ class CudaDriver final : public runtime::DeviceDriver {
     copies_pending_ = false;
   }
 
-  Timed* begin(TimedOp::Kind kind, std::string_view name, cudaStream_t stream = nullptr) {
-    if (!config_.trace) return nullptr;
-    timed_.push_back({kind, std::string(name), make_event(true), make_event(true)});
+  Timed* begin(TimedOp::Kind kind, std::string_view name, cudaStream_t stream = nullptr,
+               TaskId task = 0) {
+    if (!config_.trace && !(config_.time_tasks && kind == TimedOp::Kind::Task)) return nullptr;
+    timed_.push_back({kind, std::string(name), task, make_event(true), make_event(true)});
     CONVEYOR_CUDA_CHECK(cudaEventRecord(timed_.back().start.get(), stream ? stream : lane_.get()));
     return &timed_.back();
   }

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <vector>
 
+#include "device/driver.hpp"
 #include "opencl_device.hpp"
-#include "runtime/device_driver.hpp"
 
 namespace conveyor::opencl {
 namespace {
@@ -26,7 +26,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
         config_(config),
         lane_(context_->make_queue()),
         out_(context_->make_queue()) {
-    if (config_.trace) calibrate_clock();
+    if (config_.trace || config_.time_tasks) calibrate_clock();
   }
 
   ~OpenclDriver() override {
@@ -70,21 +70,19 @@ class OpenclDriver final : public runtime::DeviceDriver {
     read(lane_.get(), dst, src, CL_FALSE, ev);
   }
 
-  void launch(const Codelet::Impl& codelet, TaskContext& ctx,
-              std::string_view trace_name) override {
-    ctx.stream_ = lane_.get();
-    ctx.kernel_ = kernel_for(codelet);
+  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
+    detail::TaskContextAccess::set_stream(ctx, lane_.get(), kernel_for(codelet));
+    const bool timed = keeps(TimedOp::Kind::Task);
     cl_event before = nullptr;
-    if (config_.trace)
-      CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &before));
+    if (timed) CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &before));
     try {
-      codelet.opencl(ctx);
+      codelet.fn(DeviceKind::OpenCL)(ctx);
     } catch (...) {
       if (before) clReleaseEvent(before);
       throw;
     }
-    if (config_.trace) {
-      cl_event* after = timing(TimedOp::Kind::Task, trace_name);
+    if (timed) {
+      cl_event* after = timing(TimedOp::Kind::Task, codelet.name, ctx.task_id());
       CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, after));
       timed_.back().start_event = before;
     }
@@ -128,7 +126,8 @@ class OpenclDriver final : public runtime::DeviceDriver {
                 CL_SUCCESS &&
             clGetEventProfilingInfo(op.event, CL_PROFILING_COMMAND_END, sizeof end, &end,
                                     nullptr) == CL_SUCCESS)
-          out.push_back({op.kind, op.name, start * 1e-3 + offset_us_, end * 1e-3 + offset_us_});
+          out.push_back(
+              {op.kind, op.name, op.task, start * 1e-3 + offset_us_, end * 1e-3 + offset_us_});
       }
       clReleaseEvent(op.event);
       if (op.start_event) clReleaseEvent(op.start_event);
@@ -150,6 +149,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
   struct Timed {
     TimedOp::Kind kind;
     std::string name;
+    TaskId task = 0;
     cl_event event = nullptr;
     cl_event start_event = nullptr;  // tasks: marker before the launch
   };
@@ -186,10 +186,13 @@ class OpenclDriver final : public runtime::DeviceDriver {
     }
   }
 
-  // Where the next lane operation should put its event when tracing, else nullptr.
-  cl_event* timing(TimedOp::Kind kind, std::string_view name) {
-    if (!config_.trace) return nullptr;
-    timed_.push_back({kind, std::string(name), nullptr, nullptr});
+  bool keeps(TimedOp::Kind kind) const {
+    return config_.trace || (config_.time_tasks && kind == TimedOp::Kind::Task);
+  }
+  // Where the next lane operation should put its event when it is timed, else nullptr.
+  cl_event* timing(TimedOp::Kind kind, std::string_view name, TaskId task = 0) {
+    if (!keeps(kind)) return nullptr;
+    timed_.push_back({kind, std::string(name), task, nullptr, nullptr});
     return &timed_.back().event;
   }
 
@@ -207,7 +210,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
     clReleaseEvent(marker);
   }
 
-  void* kernel_for(const Codelet::Impl& codelet) {
+  void* kernel_for(const detail::CodeletImpl& codelet) {
     const OpenclProgram& program = codelet.program;
     if (program.kernel.empty()) return nullptr;
     auto it = kernels_.find(&codelet);
@@ -248,8 +251,8 @@ class OpenclDriver final : public runtime::DeviceDriver {
   Queue lane_;
   Queue out_;
   double offset_us_ = 0;
-  std::map<const Codelet::Impl*, Built> kernels_;  // driver thread only
-  std::deque<Timed> timed_;                        // driver thread only
+  std::map<const detail::CodeletImpl*, Built> kernels_;  // driver thread only
+  std::deque<Timed> timed_;                              // driver thread only
 
   std::mutex mutex_;  // guards the callback records
   std::vector<std::unique_ptr<Pending>> pending_;

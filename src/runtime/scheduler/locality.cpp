@@ -2,8 +2,6 @@
 // 003's future work), so that fewer copies are needed; ties go to the space with the shortest
 // queue. The host space means the CPUs' pool. RuntimeOptions::offload, when set, limits the
 // offloaded codelets to devices and the others to CPUs, as "offload" does.
-#include <mutex>
-
 #include "runtime/scheduler/scheduler.hpp"
 
 namespace conveyor::runtime {
@@ -28,10 +26,10 @@ class LocalityScheduler final : public Scheduler {
     int best = -1;
     std::size_t best_bytes = 0;
     bool cpu_candidate = (can & kCpuMask) != 0;
-    std::size_t host_bytes = cpu_candidate ? valid_bytes(task, 0) : 0;
+    std::size_t host_bytes = cpu_candidate ? bytes_valid(task, 0) : 0;
     for (std::size_t w = 0; w < workers.size(); ++w) {
       if (workers[w].space == 0 || !(can & bit(workers[w].kind))) continue;
-      std::size_t bytes = valid_bytes(task, workers[w].space);
+      std::size_t bytes = bytes_valid(task, workers[w].space);
       if (best < 0 || bytes > best_bytes ||
           (bytes == best_bytes && queued(static_cast<int>(w)) < queued(best))) {
         best = static_cast<int>(w);
@@ -41,16 +39,6 @@ class LocalityScheduler final : public Scheduler {
     if (cpu_candidate && host_bytes >= best_bytes && host_bytes > 0) return {-1, kCpuMask};
     if (cpu_candidate && best_bytes == 0) return {-1, can};  // nothing anywhere: eager
     return {best, 0};
-  }
-
- private:
-  static std::size_t valid_bytes(const Task& task, int space) {
-    std::size_t bytes = 0;
-    for (const auto& a : task.accesses) {
-      std::lock_guard lock(a.data->mutex);
-      if (detail::valid(a.data->replicas[space].state)) bytes += a.data->bytes();
-    }
-    return bytes;
   }
 };
 

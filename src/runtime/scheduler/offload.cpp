@@ -17,7 +17,7 @@ class OffloadScheduler final : public Scheduler {
     if (device_kinds() == 0) throw UsageError("scheduler 'offload' needs a device");
   }
 
-  void check(const Codelet::Impl& codelet) const override {
+  void check(const detail::CodeletImpl& codelet) const override {
     Scheduler::check(codelet);
     if (offloaded(codelet) && (runnable(codelet) & device_kinds()) == 0)
       throw UsageError(fmt::format(

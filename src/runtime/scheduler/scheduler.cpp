@@ -20,24 +20,39 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContex
       "unknown scheduler '{}'; schedulers: eager, round-robin, offload, locality", name));
 }
 
+bool measures_device_tasks(std::string_view /*name*/) { return false; }
+
 Scheduler::Scheduler(SchedulerContext context) : context_(std::move(context)) {
   for (const auto& w : context_.workers) present_ |= bit(w.kind);
   per_worker_.resize(context_.workers.size());
 }
 
-KindMask Scheduler::runnable(const Codelet::Impl& c) const {
+KindMask Scheduler::runnable(const detail::CodeletImpl& c) const {
   KindMask m = 0;
-  if (c.cpu) m |= bit(DeviceKind::Cpu);
-  if (c.cuda) m |= bit(DeviceKind::Cuda);
-  if (c.opencl) m |= bit(DeviceKind::OpenCL);
+  for (std::size_t k = 0; k < detail::kDeviceKinds; ++k)
+    if (c.run[k]) m |= 1u << k;
   return m & present_;
 }
 
-bool Scheduler::offloaded(const Codelet::Impl& codelet) const {
+bool Scheduler::offloaded(const detail::CodeletImpl& codelet) const {
   return context_.offload.find(codelet.name) != context_.offload.end();
 }
 
-void Scheduler::check(const Codelet::Impl& codelet) const {
+std::size_t Scheduler::bytes_valid(const Task& task, int space) const {
+  std::size_t bytes = 0;
+  for (const auto& a : task.accesses)
+    if (context_.coherence->valid_in(*a.data, space)) bytes += a.data->bytes();
+  return bytes;
+}
+
+std::size_t Scheduler::bytes_missing(const Task& task, int space) const {
+  std::size_t bytes = 0;
+  for (const auto& a : task.accesses)
+    bytes += context_.coherence->bytes_missing(*a.data, space, a.mode);
+  return bytes;
+}
+
+void Scheduler::check(const detail::CodeletImpl& codelet) const {
   if (runnable(codelet) == 0) {
     std::string kinds;
     for (const auto& w : context_.workers)
@@ -71,6 +86,7 @@ Task* Scheduler::pop(int worker) {
   Task* t = best->top();
   best->pop();
   --ready_;
+  on_start(*t, worker);
   return t;
 }
 

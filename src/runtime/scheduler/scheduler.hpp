@@ -1,8 +1,9 @@
 #pragma once
 // A scheduler places each ready task: in the queue of one worker, or in a pool that every worker of
-// some kinds takes from. Policies (one file each) only decide the placement; the queues, the
-// priority order and the choice of whom to wake are shared here. All calls happen under the
-// runtime's lock.
+// some kinds takes from. Policies (one file each) decide the placement, and may follow each task
+// through the hooks on_start / on_complete (with its measured time) to keep their own bookkeeping;
+// the queues, the priority order and the choice of whom to wake are shared here. All calls happen
+// under the runtime's lock.
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -38,6 +39,7 @@ struct Placement {
 struct SchedulerContext {
   std::vector<WorkerDesc> workers;
   std::set<std::string, std::less<>> offload;  ///< codelet names placed on devices
+  /// Where data is: policies ask it (e.g. bytes_missing), never DataState directly.
   detail::CoherenceEngine* coherence = nullptr;
 };
 
@@ -47,11 +49,15 @@ class Scheduler {
   virtual ~Scheduler() = default;
 
   /// Throws UsageError when tasks of `codelet` could never run under this policy.
-  virtual void check(const Codelet::Impl& codelet) const;
+  virtual void check(const detail::CodeletImpl& codelet) const;
   /// Places a ready task; returns where, so that the runtime wakes a worker that can take it.
   Placement push(Task* task);
-  /// The highest-priority task this worker may take, or nullptr.
+  /// The highest-priority task this worker may take, or nullptr (then on_start follows).
   Task* pop(int worker);
+  /// A task that ran has finished (or failed) on task.worker; task.exec_seconds is its measured
+  /// execution time (CPU: the function; devices: the kernel on the stream/queue), or < 0 when it
+  /// was not measured. Not called for cancelled tasks.
+  virtual void on_complete(const Task& /*task*/) {}
   /// Ready tasks waiting in total.
   std::size_t ready() const { return ready_; }
   const SchedulerContext& context() const { return context_; }
@@ -59,12 +65,17 @@ class Scheduler {
  protected:
   /// The policy: where this ready task goes.
   virtual Placement place(const Task& task) = 0;
+  /// `worker` took the task (from its queue or a pool) and is about to run it.
+  virtual void on_start(const Task& /*task*/, int /*worker*/) {}
 
   /// Kinds of the workers present that the codelet has implementations for.
-  KindMask runnable(const Codelet::Impl& codelet) const;
+  KindMask runnable(const detail::CodeletImpl& codelet) const;
   KindMask present() const { return present_; }
   KindMask device_kinds() const { return present_ & ~kCpuMask; }
-  bool offloaded(const Codelet::Impl& codelet) const;
+  bool offloaded(const detail::CodeletImpl& codelet) const;
+  /// Bytes of the task's data valid in `space` already, and bytes it would have to copy there.
+  std::size_t bytes_valid(const Task& task, int space) const;
+  std::size_t bytes_missing(const Task& task, int space) const;
   /// Tasks queued for one worker (its own queue).
   std::size_t queued(int worker) const { return per_worker_[worker].size(); }
 
@@ -86,5 +97,8 @@ class Scheduler {
 
 /// "eager", "round-robin", "offload", "locality"; throws UsageError for another name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContext context);
+/// Whether the policy `name` needs device task times measured (DriverConfig::time_tasks); CPU
+/// task times are always measured.
+bool measures_device_tasks(std::string_view name);
 
 }  // namespace conveyor::runtime

@@ -4,6 +4,7 @@
 // implementations run on it with host pointers. Runs anywhere, under the sanitizers too. It can
 // fail allocations on demand.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -14,9 +15,10 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "conveyor/error.hpp"
-#include "runtime/device_driver.hpp"
+#include "device/driver.hpp"
 #include "runtime/testing.hpp"
 
 namespace conveyor::test {
@@ -84,16 +86,39 @@ class EmulatedDevice final : public runtime::DeviceDriver {
                     std::size_t bytes) override {
     push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
   }
-  void launch(const Codelet::Impl& codelet, TaskContext& ctx, std::string_view) override {
-    ctx.stream_ = this;
+  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
+    detail::TaskContextAccess::set_stream(ctx, this);
     TaskContext copy = ctx;
-    const Codelet::Impl* c = &codelet;
-    push([c, copy] { c->cuda(copy); });
+    const detail::CodeletImpl* c = &codelet;
+    push([this, c, copy] {
+      double start = now_us();
+      std::string error;
+      try {
+        c->fn(DeviceKind::Cuda)(copy);
+      } catch (const std::exception& e) {  // a failed kernel: reported by the next notify
+        error = e.what();
+      }
+      std::lock_guard lock(mutex_);
+      if (error_.empty()) error_ = error;
+      timed_.push_back({runtime::TimedOp::Kind::Task, c->name, copy.task_id(), start, now_us()});
+    });
   }
   void notify(runtime::DoneCallback done, void* user) override {
-    push([done, user] { done(user, nullptr); });
+    push([this, done, user] {
+      std::string error;
+      {
+        std::lock_guard lock(mutex_);
+        error.swap(error_);
+      }
+      done(user, error.empty() ? nullptr : error.c_str());
+    });
   }
-  void drain_trace(std::vector<runtime::TimedOp>&) override {}
+  /// Task timings only (always kept): wall time of the implementation on the lane's thread.
+  void drain_trace(std::vector<runtime::TimedOp>& out) override {
+    std::lock_guard lock(mutex_);
+    for (auto& op : timed_) out.push_back(std::move(op));
+    timed_.clear();
+  }
   void copy_to_host(const runtime::HostRegion& dst, const void* src) override {
     copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
   }
@@ -142,8 +167,16 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     }
   }
 
+  static double now_us() {
+    return std::chrono::duration<double, std::micro>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+
   std::string id_;
   std::uint64_t memory_;
+  std::vector<runtime::TimedOp> timed_;  // guarded by mutex_
+  std::string error_;                    // a kernel's failure not yet reported; mutex_
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;

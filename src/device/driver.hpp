@@ -2,22 +2,28 @@
 // What the task runtime needs from a device backend: memory, one in-order lane of asynchronous
 // work (copies and kernels) driven by the device's driver thread, a completion notification that
 // does not poll, and a synchronous copy out for other threads. Backends implement it under
-// src/backends/<name>/ and hand it out through Device::make_driver; shared code never names a
-// backend.
+// src/backends/<name>/ and hand it out through DriverSource::make_driver; shared code never names a
+// backend. This layer sits below src/data and src/runtime, which both use it; it includes
+// neither.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "conveyor/codelet.hpp"
 #include "conveyor/device.hpp"
+#include "device/codelet_impl.hpp"
 
 namespace conveyor::runtime {
 
+class VirtualClock;
+
 struct DriverConfig {
-  bool trace = false;                             ///< keep timings of lane operations
+  bool trace = false;       ///< keep timings of every lane operation (copies and tasks)
+  bool time_tasks = false;  ///< keep timings of tasks (for performance models), even without trace
   std::chrono::steady_clock::time_point epoch{};  ///< time zero of the trace
 };
 
@@ -37,6 +43,7 @@ struct TimedOp {
   enum class Kind { Task, H2D, D2H, D2D };
   Kind kind = Kind::Task;
   std::string name;  ///< codelet name for tasks
+  TaskId task = 0;   ///< tasks: TaskContext::task_id() of the launch
   double start_us = 0;
   double end_us = 0;
 };
@@ -69,18 +76,37 @@ class DeviceDriver {
   virtual bool can_peer_from(const DeviceDriver& /*other*/) const { return false; }
   virtual void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
                             std::size_t bytes);
-  /// Fills the stream/queue/kernel fields of `ctx` and calls the codelet's implementation for this
-  /// kind, which enqueues the work. `trace_name` names the task in the trace.
-  virtual void launch(const Codelet::Impl& codelet, TaskContext& ctx,
-                      std::string_view trace_name) = 0;
+  /// Fills the stream/queue/kernel fields of `ctx` (detail::TaskContextAccess::set_stream) and
+  /// calls the codelet's implementation for this kind, which enqueues the work. The task's timing
+  /// (with DriverConfig::trace or time_tasks) is a TimedOp named after the codelet, tagged with
+  /// ctx.task_id().
+  virtual void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) = 0;
   /// Arranges for `done(user, error)` to be called (from any thread) when all work enqueued so far
   /// has finished. Never blocks on the device.
   virtual void notify(DoneCallback done, void* user) = 0;
-  /// Appends the timings of finished lane operations (with DriverConfig::trace).
+  /// Appends the timings of finished lane operations (DriverConfig::trace / time_tasks), in lane
+  /// order.
   virtual void drain_trace(std::vector<TimedOp>& out) = 0;
+
+  /// A simulated device's clock: the runtime then runs in virtual time (all its devices must share
+  /// it). Null for real devices.
+  virtual VirtualClock* virtual_clock() { return nullptr; }
 
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;
 };
+
+/// Implemented by the Device classes of backends that have a runtime driver (beside Device).
+class DriverSource {
+ public:
+  virtual std::unique_ptr<DeviceDriver> make_driver(const DriverConfig& config) = 0;
+
+ protected:
+  ~DriverSource() = default;
+};
+
+/// The runtime's driver for `device`; throws UsageError when its backend has none (the CPU is
+/// driven by the runtime's own workers).
+std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config);
 
 }  // namespace conveyor::runtime

@@ -1,0 +1,20 @@
+#include "device/driver.hpp"
+
+#include "conveyor/error.hpp"
+
+namespace conveyor {
+
+namespace runtime {
+
+std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config) {
+  if (auto* source = dynamic_cast<DriverSource*>(&device)) return source->make_driver(config);
+  throw UsageError("device '" + device.info().id +
+                   "' cannot run runtime tasks (no driver in its backend)");
+}
+
+void DeviceDriver::enqueue_peer(void*, const DeviceDriver& src_driver, const void*, std::size_t) {
+  throw Error(id() + ": no peer copy from " + src_driver.id());
+}
+
+}  // namespace runtime
+}  // namespace conveyor
