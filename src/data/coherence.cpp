@@ -97,6 +97,15 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
+  if (need_copy && device_copy_ == DeviceCopy::PeerDirect) {
+    // peer-direct: the task uses a peer's valid replica in place (pinned there); nothing is copied
+    // or counted, the kernel reads (and writes) it over the link.
+    if (int src = peer_direct_source(d, space); src > 0) {
+      ++d.replicas[src].pins;
+      r.direct_from.push_back(src);
+      return d.replicas[src].block;
+    }
+  }
   if (!r.block) {
     Preparing preparing(d);
     r.block = memory(space).allocate(d.bytes(), d.describe());
@@ -109,7 +118,7 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
             (src < 0 || d.replicas[s].state == Msi::Modified))
           src = s;
       if (src < 0) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
-      if (device_copy_ == DeviceCopy::PeerCopy && driver.can_peer_from(*drivers_[src - 1])) {
+      if (device_copy_ != DeviceCopy::HostStaged && driver.can_peer_from(*drivers_[src - 1])) {
         driver.enqueue_peer(r.block, *drivers_[src - 1], d.replicas[src].block, d.bytes());
         stats_.count_copy(src, space, d.bytes());
         r.state = Msi::Shared;
@@ -141,8 +150,11 @@ void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
     return;
   }
   if (writes(mode)) {
+    // peer-direct: the task wrote the peer's replica in place (the only direct user of the data
+    // now: a writer waits for every earlier reader).
+    int target = r.direct_from.empty() ? space : r.direct_from.back();
     for (auto& other : d.replicas) other.state = Msi::Invalid;
-    r.state = Msi::Modified;
+    d.replicas[target].state = Msi::Modified;
   }
 }
 
@@ -159,7 +171,30 @@ std::size_t CoherenceEngine::bytes_missing(DataState& d, int space, Access mode)
 
 void CoherenceEngine::unpin(DataState& d, int space) {
   std::lock_guard lock(d.mutex);
-  --d.replicas[space].pins;
+  Replica& r = d.replicas[space];
+  // While peer-direct readers of the data are in flight on `space`, its own replica is invalid
+  // and cannot be in use (validating it takes a write, which waits for those readers).
+  if (!r.direct_from.empty()) {
+    --d.replicas[r.direct_from.back()].pins;
+    r.direct_from.pop_back();
+    return;
+  }
+  --r.pins;
+}
+
+int CoherenceEngine::peer_direct_source(DataState& d, int space) const {
+  // Only where peer-copy would copy from a peer: with the host valid, a peer's replica may still
+  // be arriving on that peer's lane (it is marked valid when enqueued), so the host supplies it.
+  if (policy_ == Coherence::Naive || valid(d.replicas[space].state) ||
+      valid(d.replicas[kHostSpace].state))
+    return -1;
+  int src = -1;
+  for (int s = 1; s < spaces(); ++s)
+    if (s != space && valid(d.replicas[s].state) &&
+        drivers_[space - 1]->can_read_peer(*drivers_[s - 1]) &&
+        (src < 0 || d.replicas[s].state == Msi::Modified))
+      src = s;
+  return src;
 }
 
 void CoherenceEngine::drop_replicas(DataState& d) {

@@ -65,6 +65,8 @@ class CoherenceEngine {
  private:
   void fetch_to_host_locked(DataState& d);
   bool evict(int space, std::size_t missing);
+  /// peer-direct: the device whose replica a read-only task on `space` reads in place, or -1.
+  int peer_direct_source(DataState& d, int space) const;
 
   Coherence policy_;
   DeviceCopy device_copy_;

@@ -29,6 +29,9 @@ struct Replica {
   void* block = nullptr;  ///< device allocation (cl_mem, device pointer); the user's memory on host
   Msi state = Msi::Invalid;
   int pins = 0;  ///< tasks in flight using the block; a pinned block is never evicted
+  /// peer-direct: for each task in flight here reading a peer's replica in place, that peer's
+  /// space (whose replica it pins).
+  std::vector<int> direct_from;
 };
 
 /// Space 0 is the host; spaces 1..N are the devices in the runtime's order.

@@ -8,6 +8,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 #include "core/thread_team.hpp"
+#include "device/simulated/simulated_device.hpp"
 
 namespace conveyor {
 
@@ -54,9 +55,26 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
+  if (options_.scheduler == "auto") {
+    bool devices =
+        !options_.devices.empty() || !extra_drivers.empty() || !options_.platform.empty();
+    options_.scheduler = !devices ? "eager" : options_.offload.empty() ? "model" : "offload";
+  }
+  // A simulated platform's virtual times are not this machine's: kept out of its models file.
+  if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
   runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                                epoch_};
-  drivers_ = open_devices(options_.devices, config);
+  int platform_cores = -1;
+  if (!options_.platform.empty()) {
+    if (!options_.devices.empty())
+      throw UsageError("a simulated platform brings its own devices: leave devices empty");
+    auto opened = runtime::sim::open_platform(options_.platform, options_.platform_devices,
+                                              options_.platform_run_kernels, config);
+    drivers_ = std::move(opened.drivers);
+    platform_cores = opened.host_cores;
+  } else {
+    drivers_ = open_devices(options_.devices, config);
+  }
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
     runtime::VirtualClock* c = d->virtual_clock();
@@ -86,10 +104,12 @@ Runtime::Impl::Impl(RuntimeOptions options,
   });
 
   // Workers: CPUs first, then one per device.
-  int cpus = options_.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options_.cpus;
+  int cpus = options_.cpus >= 0    ? options_.cpus
+             : platform_cores >= 0 ? platform_cores
+                                   : static_cast<int>(host_topology().cores.size());
   if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
   std::vector<int> placement;
-  if (options_.pin && cpus > 0) {
+  if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
       placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
     } catch (const UsageError&) {
@@ -108,7 +128,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
     auto w = std::make_unique<Worker>();
     w->index = static_cast<int>(workers_.size());
     w->driver = drivers_[s].get();
-    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker"};
+    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
+               w->driver->id(), perfmodel::shares_host_cores(w->driver->id())};
     for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
@@ -120,6 +141,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
   for (const auto& w : workers_) context.workers.push_back(w->desc);
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
+  if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
+    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
+                                                      raw);
+    context.models = &models_->models();
+    context.calibrate = options_.calibrate;
+    context.now = [this] { return now_s(); };
+  }
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
   if (trace_) {
@@ -178,6 +206,7 @@ Runtime::Impl::~Impl() {
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
+  if (models_) models_->save();
   coherence_.reset();  // frees device blocks through the drivers, which go last
 }
 
@@ -308,6 +337,7 @@ void Runtime::Impl::unregister(Data& data) {
   Task* access = acquire(data, Access::ReadWrite);
   try {
     coherence_->drop_replicas(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(access);
     throw;
@@ -476,6 +506,7 @@ void Runtime::Impl::wait_all() {
     wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
+  if (clock_) clock_->settle();  // the copies back happened under locks: their time is owed
   std::lock_guard lock(mutex_);
   if (!first_error_.empty()) {
     std::string message = std::move(first_error_);
@@ -510,6 +541,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
   try {
     if (reads(mode)) coherence_->fetch_to_host(d);
     if (writes(mode)) coherence_->commit_host_write(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(t);
     throw;
@@ -607,7 +639,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
 void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   if (!clock_->cpu_task_seconds)
     throw UsageError("the simulated platform has no model for CPU tasks");
-  double start = clock_->now_s();
+  double start = clock_->thread_now_s();  // after the copies in, owed by this thread
   double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
   if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
   clock_->sleep_for(seconds);
@@ -799,7 +831,11 @@ RuntimeStats Runtime::Impl::stats() const {
   transfer_stats_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
-  for (const auto& w : workers_) s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds});
+  for (const auto& w : workers_)
+    s.workers.push_back(
+        {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});
+  s.scheduler = options_.scheduler;
+  s.calibration_tasks = scheduler_->calibration_tasks();
   return s;
 }
 
@@ -807,6 +843,7 @@ void Runtime::Impl::reset_stats() {
   transfer_stats_->reset();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
+  scheduler_->reset_stats();
   for (auto& w : workers_) {
     w->tasks = 0;
     w->busy_seconds = 0;

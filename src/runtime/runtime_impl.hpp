@@ -20,6 +20,7 @@
 #include "device/driver.hpp"
 #include "device/trace.hpp"
 #include "device/virtual_clock.hpp"
+#include "runtime/perfmodel/store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
 
@@ -129,6 +130,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
   runtime::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;

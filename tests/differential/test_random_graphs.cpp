@@ -17,6 +17,7 @@
 
 #include "conveyor/runtime.hpp"
 #include "unit/runtime/emulated_device.hpp"
+#include "unit/runtime/simulated_platform.hpp"
 
 namespace conveyor {
 namespace {
@@ -123,12 +124,13 @@ bool have_opencl() {
   return false;
 }
 
-std::vector<Config> configurations(std::mt19937_64& rng) {
+std::vector<Config> configurations(std::mt19937_64& rng, const std::string& platform) {
   std::vector<Config> out;
   const bool opencl = have_opencl();
   for (Coherence policy : {Coherence::Coherent, Coherence::Naive})
-    for (const char* scheduler : {"eager", "round-robin", "offload", "locality"})
-      for (int devices = 0; devices < 3; ++devices) {
+    for (const char* scheduler :
+         {"eager", "round-robin", "offload", "locality", "model", "model-ready"})
+      for (int devices = 0; devices < 4; ++devices) {
         Config c;
         c.options.cpus = 2;
         c.options.pin = false;
@@ -145,11 +147,19 @@ std::vector<Config> configurations(std::mt19937_64& rng) {
           c.emulated = 1;
           if (opencl) c.options.devices = {"opencl:0"};
         }
+        if (devices == 3) {  // a simulated 4-device platform that runs the kernels
+          c.options.platform = platform;
+          c.options.platform_run_kernels = true;
+          const DeviceCopy copies[] = {DeviceCopy::HostStaged, DeviceCopy::PeerCopy,
+                                       DeviceCopy::PeerDirect};
+          c.options.device_copy = copies[rng() % 3];
+        }
         c.options.offload = {"op1", "op2"};
         if (std::string(scheduler) != "offload" && rng() % 2) c.options.offload.clear();
         c.name = std::string(to_string(policy)) + "/" + scheduler + "/" +
-                 (c.options.devices.empty() ? "" : "opencl:0+") + std::to_string(c.emulated) +
-                 "emu";
+                 (c.options.devices.empty() ? "" : "opencl:0+") +
+                 (devices == 3 ? "4sim/" + std::string(to_string(c.options.device_copy))
+                               : std::to_string(c.emulated) + "emu");
         out.push_back(std::move(c));
       }
   return out;
@@ -275,7 +285,8 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   std::mt19937_64 rng(seed);
   std::vector<Codelet> ops{make_op("op0"), make_op("op1"), make_op("op2")};
   Codelet peek = make_peek();
-  std::vector<Config> configs = configurations(rng);
+  const std::string platform = test::write_platform_file(test::switch_platform(4));
+  std::vector<Config> configs = configurations(rng, platform);
   std::uint64_t per_config = std::max<std::uint64_t>(1, graphs / configs.size());
   for (const Config& c : configs) {
     auto t0 = std::chrono::steady_clock::now();
@@ -294,7 +305,8 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
       std::printf("%-40s %6.2f s, %llu tasks\n", c.name.c_str(),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
                   static_cast<unsigned long long>(s.tasks));
-    if (c.emulated + c.options.devices.size() > 0 && c.options.scheduler == "offload")
+    if (c.emulated + c.options.devices.size() + c.options.platform.size() > 0 &&
+        c.options.scheduler == "offload")
       EXPECT_GT(s.h2d_copies, 0u) << c.name << ": no task ran on a device";
   }
 }

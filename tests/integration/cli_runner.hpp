@@ -24,7 +24,9 @@ struct CliResult {
 inline CliResult run_cli(const std::string& args) {
   ScratchDir dir;
   const std::string out = dir.path("stdout"), err = dir.path("stderr");
-  std::string command = std::string(CONVEYOR_CLI) + " " + args + " >" + out + " 2>" + err;
+  // `conveyor plot` runs Python from the source tree: no __pycache__ written into it by tests.
+  std::string command = std::string("PYTHONDONTWRITEBYTECODE=1 ") + CONVEYOR_CLI + " " + args +
+                        " >" + out + " 2>" + err;
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);

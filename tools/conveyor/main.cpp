@@ -38,12 +38,14 @@ int main(int argc, char** argv) {
       "  conveyor stream --threads 1-8         STREAM table, one row per thread count\n"
       "  conveyor probe                        Td / Tm / BW per device, writes the calibration\n"
       "  conveyor plot result.json -o fig.png  draw a result\n"
+      "  conveyor models                       what the model scheduler measured\n"
       "Run 'conveyor COMMAND --help' for the options of each command.");
   cli::add_devices_command(app);
   cli::add_stream_command(app);
   cli::add_probe_command(app);
   cli::add_plot_command(app);
   cli::add_cholesky_command(app);
+  cli::add_models_command(app);
   cli::add_sim_command(app);
   try {
     app.parse(argc, argv);

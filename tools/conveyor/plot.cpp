@@ -1,4 +1,4 @@
-// conveyor plot: draws JSON results (stream, probe, cholesky, sim, sim_sweep) and Chrome traces
+// conveyor plot: draws JSON results (stream, probe, cholesky, models, sim, sim_sweep) and Chrome traces
 // with matplotlib, by running the conveyor_plot package from the source tree's python/ folder.
 // Inputs are checked here first, so that bad input fails at once and without Python.
 #include <fcntl.h>
@@ -33,7 +33,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Keep in step with PLOTTABLE in python/conveyor_plot/results.py.
-constexpr std::array<std::string_view, 6> kPlottable = {"cholesky",  "probe",  "sim",
+constexpr std::array<std::string_view, 7> kPlottable = {"cholesky",  "models", "probe", "sim",
                                                         "sim_sweep", "stream", "trace"};
 constexpr std::string_view kPythonPrefix = "conveyor_plot: ";
 
@@ -210,7 +210,7 @@ void add_plot_command(CLI::App& app) {
   auto options = std::make_shared<PlotOptions>();
   CLI::App* command = app.add_subcommand(
       "plot",
-      "Draw JSON results (stream, probe, cholesky, sim, sim_sweep) or a Chrome trace as PNG/SVG");
+      "Draw JSON results (stream, probe, cholesky, models, sim, sim_sweep) or a Chrome trace as PNG/SVG");
   command
       ->add_option("results", options->inputs, "Result files written with --json-out (or a trace)")
       ->required()
