@@ -19,14 +19,14 @@ struct CliResult {
   std::string err;
 };
 
-/// Runs `conveyor ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
+/// Runs `PROGRAM ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
 /// stderr.
-inline CliResult run_cli(const std::string& args) {
+inline CliResult run_program(const std::string& program, const std::string& args) {
   ScratchDir dir;
   const std::string out = dir.path("stdout"), err = dir.path("stderr");
   // `conveyor plot` runs Python from the source tree: no __pycache__ written into it by tests.
-  std::string command = std::string("PYTHONDONTWRITEBYTECODE=1 ") + CONVEYOR_CLI + " " + args +
-                        " >" + out + " 2>" + err;
+  std::string command =
+      "PYTHONDONTWRITEBYTECODE=1 " + program + " " + args + " >" + out + " 2>" + err;
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);
@@ -40,6 +40,9 @@ inline CliResult run_cli(const std::string& args) {
   result.err = slurp(err);
   return result;
 }
+
+/// Runs `conveyor ARGS` (see run_program).
+inline CliResult run_cli(const std::string& args) { return run_program(CONVEYOR_CLI, args); }
 
 /// Counts the lines of `text`.
 inline int line_count(const std::string& text) {

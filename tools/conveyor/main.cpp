@@ -6,7 +6,9 @@
 #include <iostream>
 #include <new>
 
+#include "build_info.hpp"
 #include "commands.hpp"
+#include "installed_data.hpp"
 #include "conveyor/error.hpp"
 #include "usage_error.hpp"
 
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
       "1000).",
       "conveyor"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "conveyor 0.1.0");
+  app.set_version_flag("--version", fmt::format("conveyor {}", kConveyorVersion));
   app.footer(
       "Examples:\n"
       "  conveyor devices                      what this machine has\n"
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
   cli::add_cholesky_command(app);
   cli::add_models_command(app);
   cli::add_sim_command(app);
+  cli::use_installed_sim_programs();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
