@@ -1,8 +1,11 @@
 // Statistics (copies per link, allocations, tasks per worker) and a Chrome trace that
 // chrome://tracing, Perfetto and `conveyor plot` open.
+#include <stdlib.h>  // mkdtemp
+
 #include <conveyor/conveyor.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 int main() {
@@ -22,10 +25,14 @@ int main() {
               static_cast<unsigned long long>(s.total_copies()));
   for (const auto& w : s.workers)
     std::printf("  %-14s %llu tasks\n", w.name.c_str(), static_cast<unsigned long long>(w.tasks));
-  auto path = std::filesystem::temp_directory_path() / "conveyor_example_trace.json";
+  // A directory of its own (mkdtemp: a fresh name), so that runs side by side, or a file of the
+  // same name the user keeps in /tmp, are left alone.
+  std::string dir = (std::filesystem::temp_directory_path() / "conveyor_example_XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) return 1;
+  auto path = std::filesystem::path(dir) / "trace.json";
   rt.write_trace(path.string());
-  std::printf("trace written to %s\n", path.c_str());
+  std::printf("trace written to %s (then removed)\n", path.c_str());
   bool ok = s.tasks == 8 && std::filesystem::file_size(path) > 0;
-  std::filesystem::remove(path);
+  std::filesystem::remove_all(dir);
   return ok ? 0 : 1;
 }

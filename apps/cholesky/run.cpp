@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "cholesky/block_size.hpp"
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl_kernels.hpp"
+#include "cholesky/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
@@ -67,6 +69,7 @@ bool touches_matrix(const RunConfig& c) { return !simulated(c) || c.runtime.plat
 template <typename T>
 RunResult run_typed(const RunConfig& c) {
   RunResult result;
+  result.block = block_for(c);
   result.cpu_kernels = cpu_kernel_library();
   // One BLAS thread per task: the runtime already runs one task per core.
   use_single_threaded_blas();
@@ -76,7 +79,10 @@ RunResult run_typed(const RunConfig& c) {
   std::unique_ptr<HostMatrix<T>> a;
   RuntimeOptions options = c.runtime;
   options.trace = !c.trace.empty();
+  std::vector<TracePhase> phases;
   Runtime rt(options);
+  // The trace's clock: microseconds since the runtime started.
+  auto now_us = [&rt] { return rt.seconds() * 1e6; };
   result.workers = rt.workers();
 
   // The generator precomputes O(n^2) row sums: only for a matrix that is filled.
@@ -90,21 +96,35 @@ RunResult run_typed(const RunConfig& c) {
 
   if (c.warmup && !simulated(c)) {  // a simulation has no programs to build or caches to warm
     // Three tiles per side is the smallest matrix with a task of every kind.
-    int wb = std::min(c.block, 64);
+    double start = now_us();
+    int wb = std::min(result.block, 64);
     int wn = 3 * wb;
     SpdMatrix small(wn);
     std::vector<T> w(static_cast<std::size_t>(wn) * wn);
     small.fill(w.data(), wn);
     factorize(rt, codelets, w.data(), wn, wn, wb);
+    phases.push_back({"warm-up (3 x 3 tiles, first use of each device: OpenCL program build, CUDA "
+                      "handles; not timed)",
+                      start, now_us(), false});
   }
 
   for (int r = 0; r < c.repeat; ++r) {
-    if (spd) spd->fill(a->data(), c.n);
-    Factorization f = factorize(rt, codelets, a->data(), c.n, c.n, c.block);
+    double start = now_us();
+    if (spd) {
+      spd->fill(a->data(), c.n);
+      phases.push_back({"matrix generation (not timed)", start, now_us(), false});
+    }
+    start = now_us();
+    Factorization f = factorize(rt, codelets, a->data(), c.n, c.n, result.block);
+    phases.push_back({"factorisation " + std::to_string(r + 1) + " (timed)", start, now_us(),
+                      true});
     result.times_s.push_back(f.time_s);
     if (r == 0 || f.time_s < result.best.time_s) result.best = f;
   }
-  if (!c.trace.empty()) rt.write_trace(c.trace);
+  if (!c.trace.empty()) {
+    rt.write_trace(c.trace);
+    add_phases_to_trace(c.trace, phases);
+  }
 
   std::vector<double> sorted = result.times_s;
   std::sort(sorted.begin(), sorted.end());
@@ -124,7 +144,7 @@ RunResult run_typed(const RunConfig& c) {
 void validate(const RunConfig& c) {
   if (c.n <= 0)
     throw UsageError("cholesky: --n must be positive (got " + std::to_string(c.n) + ")");
-  if (c.block <= 0)
+  if (c.block < 0)
     throw UsageError("cholesky: --block must be positive (got " + std::to_string(c.block) + ")");
   if (c.repeat <= 0) throw UsageError("cholesky: --repeat must be positive");
   for (const auto& name : c.runtime.offload)
@@ -194,6 +214,12 @@ void validate(const RunConfig& c) {
     throw UsageError("cholesky: n = " + std::to_string(c.n) + " needs " +
                      std::to_string(static_cast<long long>(need / 1e6)) + " MB of memory, " +
                      std::to_string(avail / 1000000) + " MB are available");
+}
+
+int block_for(const RunConfig& c) {
+  if (c.block > 0) return c.block;
+  int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
+  return default_block(c.n, cpus + static_cast<int>(c.runtime.devices.size()));
 }
 
 RunResult run_cholesky(const RunConfig& config) {

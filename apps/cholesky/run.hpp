@@ -17,7 +17,7 @@ namespace conveyor::apps::cholesky {
 
 struct RunConfig {
   int n = 8192;
-  int block = 512;
+  int block = 0;  ///< tile size; 0: default_block(n, workers) (block_size.hpp)
   Precision precision = Precision::Double;
   /// Devices, CPU count, scheduler, offload list, coherence. Validated here before the runtime
   /// starts (unknown device, unknown codelet in offload, double precision on a device without it).
@@ -30,6 +30,7 @@ struct RunConfig {
 };
 
 struct RunResult {
+  int block = 0;                ///< the tile size used (the one chosen when config.block was 0)
   Factorization best;           ///< the fastest factorisation (its copies and task counts)
   std::vector<double> times_s;  ///< every timed factorisation, in order
   double median_time_s = 0;
@@ -48,5 +49,9 @@ RunResult run_cholesky(const RunConfig& config);
 
 /// The checks run_cholesky does first, on their own.
 void validate(const RunConfig& config);
+
+/// config.block, or the default for its n and workers (CPU workers, one per core when
+/// runtime.cpus is -1, plus one per device) when it is 0.
+int block_for(const RunConfig& config);
 
 }  // namespace conveyor::apps::cholesky

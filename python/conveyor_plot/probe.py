@@ -38,9 +38,12 @@ def _bandwidth(ax, rows):
         lines[_key(row, source, "device", "model", "direction")].append(
             (number(row, "bytes", where), number(row, "best_gbs", where),
              number(row, "median_gbs", where, optional=True)))
+    # tab10 repeats after ten lines, and a machine with one OpenCL device already has 15 (four
+    # memory models x three directions, plus the host): past ten, colours that stay apart.
+    pick = figure.colour if len(lines) <= 10 else figure.distinct_colour
     for i, (label, pts) in enumerate(sorted(lines.items())):
         pts.sort()
-        c = figure.colour(i)
+        c = pick(i)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4, color=c, label=label)
         medians = [(p[0], p[2]) for p in pts if p[2] is not None]
         if medians:
@@ -63,8 +66,9 @@ def _fit(ax, attach, models):
     sizes = [b for pts in points.values() for b, _ in pts]
     lo, hi = min(sizes), max(sizes)
     handles, labels = [], []
+    pick = figure.colour if len(points) <= 10 else figure.distinct_colour
     for i, label in enumerate(sorted(points)):
-        c = figure.colour(i)
+        c = pick(i)
         pts = sorted(points[label])
         parts = [ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="none", marker="o",
                          markersize=4, color=c)[0]]
@@ -96,17 +100,20 @@ def _fit(ax, attach, models):
 
 
 def _latencies(ax, models, dispatch):
-    """Grouped bars: Td and Tm per device/model, enqueue and round trip per device."""
+    """Td and Tm per device/model, enqueue and round trip per device, as horizontal bars: one row of
+    bars per group, its name on the y axis. Names on a vertical chart's x axis ran into each other as
+    soon as a machine had a few devices and memory models (cpu host, opencl:0 pageable/pinned/mapped,
+    dispatch rows); on the y axis each gets its own line whatever their number and length."""
     groups = []  # (label, [(bar name, value)])
     for row, where, source in models:
         label = _key(row, source, "device", "model")
         bw = number(row, "bw_gbs", where, optional=True)
         if bw is not None:
-            label += f"\nBW {bw:.3g} GB/s"
+            label += f" (BW {bw:.3g} GB/s)"
         groups.append((label, [("Td", number(row, "td_us", where, optional=True)),
                                ("Tm", number(row, "tm_us", where, optional=True))]))
     for row, where, source in dispatch:
-        groups.append((_key(row, source, "device") + "\ndispatch",
+        groups.append((_key(row, source, "device") + " dispatch",
                        [("enqueue", number(row, "enqueue_us", where, optional=True)),
                         ("round trip", number(row, "roundtrip_us", where, optional=True))]))
     names = []
@@ -114,27 +121,33 @@ def _latencies(ax, models, dispatch):
         for n, _ in bars:
             if n not in names:
                 names.append(n)
-    width = 0.8 / 2
+    height = 0.8 / 2
     values = []
     labelled = set()
     for j, (label, bars) in enumerate(groups):
+        y0 = len(groups) - 1 - j  # first group on top, as read
         for slot, (n, v) in enumerate(bars):
             if v is None:
                 continue
-            x = j - 0.4 + width * (slot + 0.5)
+            y = y0 + 0.4 - height * (slot + 0.5)
             # A negative Tm (intercept below Td) is drawn as zero and labelled with its value.
-            ax.bar(x, max(v, 0.0), width * 0.9, color=figure.colour(names.index(n)),
-                   label=None if n in labelled else n)
+            ax.barh(y, max(v, 0.0), height * 0.9, color=figure.colour(names.index(n)),
+                    label=None if n in labelled else n)
             labelled.add(n)
-            ax.annotate(figure.short(v), (x, max(v, 0.0)), xytext=(0, 2), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=7)
+            ax.annotate(figure.short(v), (max(v, 0.0), y), xytext=(3, 0), textcoords="offset points",
+                        ha="left", va="center", fontsize=7)
             values.append(v)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([g[0] for g in groups], fontsize=7)
-    figure.log_if_spans(ax, [v for v in values if v > 0], "y")
-    ax.margins(y=0.15)
+    ax.set_yticks(range(len(groups)))
+    ax.set_yticklabels([g[0] for g in reversed(groups)], fontsize=7)
+    ax.set_ylim(-0.6, len(groups) - 0.4)
+    ax.grid(axis="y", visible=False)
+    positive = [v for v in values if v > 0]
+    figure.log_if_spans(ax, positive, "x")
+    if ax.get_xscale() == "linear":
+        ax.set_xlim(left=0)
+    ax.margins(x=0.15)  # room for the value labels right of the longest bar
     ax.set_title("Dispatch time Td and attach time Tm")
-    ax.set_ylabel("time (us)")
+    ax.set_xlabel("time (us)")
     figure.legend_outside(ax)
 
 
@@ -156,7 +169,8 @@ def _crossover(ax, app, rows, crossings):
             missing.append(device)
             continue
         ax.axvline(size, color=c, linestyle=":", linewidth=1.2)
-        ax.annotate(f"{device} wins from {size:g}", (size, 0.98), xycoords=("data", "axes fraction"),
+        shown = figure.format_bytes(size) if APP_SIZE_UNITS.get(app) == "bytes" else f"{size:g}"
+        ax.annotate(f"{device} wins from {shown}", (size, 0.98), xycoords=("data", "axes fraction"),
                     rotation=90, ha="right", va="top", fontsize=7, color=c)
     if missing:
         ax.text(0.99, 0.02, "no crossover in range: " + ", ".join(missing), transform=ax.transAxes,

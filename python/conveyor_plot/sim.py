@@ -45,7 +45,11 @@ def _fill_relative(runs):
     return all(r["rel_cycles"] is not None for r in runs)
 
 
-def _grouped(ax, runs, value, benchmarks, entries):
+def _count(v):
+    return f"{v / 1e6:.3g} M" if v >= 1e6 else f"{v / 1e3:.3g} k" if v >= 1e3 else f"{v:.0f}"
+
+
+def _grouped(ax, runs, value, benchmarks, entries, base_key=None):
     width = 0.8 / max(len(entries), 1)
     for slot, e in enumerate(entries):
         xs, hs = [], []
@@ -59,7 +63,15 @@ def _grouped(ax, runs, value, benchmarks, entries):
         if len(xs) * len(entries) <= 40:
             ax.bar_label(bars, labels=[figure.short(h) for h in hs], fontsize=6, padding=1)
     ax.set_xticks(range(len(benchmarks)))
-    ax.set_xticklabels([b.replace("_", " ") for b in benchmarks], rotation=20, ha="right")
+    labels = [b.replace("_", " ") for b in benchmarks]
+    if base_key:
+        # A percentage says nothing of what it is a percentage of (0 % of 13 k stall cycles, or of
+        # none?): the baseline's own count goes under each benchmark's name.
+        for j, b in enumerate(benchmarks):
+            base = [r[base_key] for r in runs if r["benchmark"] == b and r["entries"] == 0]
+            if base and base[0] is not None:
+                labels[j] += f"\n(100 % = {_count(base[0])})"
+    ax.set_xticklabels(labels, rotation=20 if not base_key else 0, ha="right" if not base_key else "center")
 
 
 def draw(results):
@@ -85,7 +97,7 @@ def draw(results):
         for j, n in enumerate(nodes):
             ax = axes[i][j]
             _grouped(ax, by_nodes[n], lambda r, key=key: None if r[key] is None else r[key] * scale,
-                     benchmarks, entries)
+                     benchmarks, entries, {"rel_cycles": "cycles", "rel_stalls": "stalls"}.get(key))
             if relative:
                 ax.axhline(100.0, color="0.3", linewidth=0.8, linestyle="--")
             ax.set_title(f"{title}, {n:g} nodes" if n is not None else title)

@@ -99,9 +99,16 @@ def _lines(ax, points, value, kernels, name, series, with_stats):
     for p in points:
         if value(p) is not None:
             groups[(name(p), p["kernel"])].append(p)
-    for (s, kernel), group in sorted(groups.items(), key=lambda kv: (series.index(kv[0][0]),
-                                                                     kernels.index(kv[0][1]))):
+    threads = [p["threads"] for p in points]
+    log_x = min(threads) > 0 and max(threads) / min(threads) >= 8  # as figure.integer_axis decides
+    x_span = (max(threads) - min(threads)) or 1.0
+    ordered = sorted(groups.items(), key=lambda kv: (series.index(kv[0][0]), kernels.index(kv[0][1])))
+    for j, ((s, kernel), group) in enumerate(ordered):
         group.sort(key=lambda p: p["threads"])
+        # The spread marks of all kernels sat on one vertical line per thread count, each hiding the
+        # others: each line's marks are nudged sideways (a few %, also on a log axis) in legend order.
+        shift = 0.025 * (j - (len(ordered) - 1) / 2)
+        nudge = (lambda t, f=1 + shift: t * f) if log_x else (lambda t, d=shift * x_span: t + d)
         i = series.index(s)
         c = _kernel_colour(kernel, kernels)
         label = f"{kernel} {s}".strip()
@@ -111,10 +118,11 @@ def _lines(ax, points, value, kernels, name, series, with_stats):
         if with_stats:
             medians = [(p["threads"], p["median"]) for p in group if p["median"] is not None]
             if medians:
-                ax.plot(*zip(*medians), linestyle="none", marker="_", markersize=9, color=c, alpha=0.6)
+                ax.plot([nudge(t) for t, _ in medians], [m for _, m in medians], linestyle="none",
+                        marker="_", markersize=9, color=c, alpha=0.6)
             ranges = [p for p in group if p["worst"] is not None]
             if ranges:
-                ax.vlines([p["threads"] for p in ranges], [p["worst"] for p in ranges],
+                ax.vlines([nudge(p["threads"]) for p in ranges], [p["worst"] for p in ranges],
                           [p["best"] for p in ranges], color=c, alpha=0.35, linewidth=2)
 
 

@@ -191,6 +191,30 @@ def trace_fixture():
                          "notes": [NOTE], "displayTimeUnit": "ms", "traceEvents": events})
 
 
+def trace_phases_fixture():
+    """`conveyor cholesky --trace` shape: a short warm-up, a long gap (an OpenCL program build), the matrix
+    generated, then the timed factorisation; phases on a track of their own (category "phase")."""
+    with open(os.path.join(HERE, "trace.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    events = [e for e in doc["traceEvents"] if e["ph"] == "M"]
+    shift = 800000.0  # the factorisation starts 0.8 s in
+    warm = [{"ph": "X", "name": n, "cat": "task", "pid": 1, "tid": 1, "ts": 100.0 + 50 * i, "dur": 40.0}
+            for i, n in enumerate(("potrf", "trsm", "syrk", "potrf"))]
+    warm.append({"ph": "X", "name": "gemm", "cat": "task", "pid": 2, "tid": 1, "ts": 740000.0, "dur": 30.0})
+    body = [dict(e, ts=round(e["ts"] + shift, 1)) for e in doc["traceEvents"] if e["ph"] == "X"]
+    end = max(e["ts"] + e["dur"] for e in body)
+    events += [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "cholesky"}},
+               {"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "phases"}}]
+    for name, start, stop, timed in (
+            ("warm-up (3 x 3 tiles, first use of each device: OpenCL program build, CUDA handles; not timed)",
+             80.0, 740100.0, False),
+            ("matrix generation (not timed)", 740200.0, shift - 100, False),
+            ("factorisation 1 (timed)", shift - 50, end + 20, True)):
+        events.append({"ph": "X", "name": name, "cat": "phase", "pid": 0, "tid": 1, "ts": start,
+                       "dur": round(stop - start, 1), "args": {"timed": timed}})
+    write("trace_phases.json", dict(doc, traceEvents=events + warm + body))
+
+
 def sim_sweep_fixture():
     # Seed 002, 64 nodes: relative cycles and stalls for 0, 8, 16, 32 store-buffer entries.
     cycles = {"pipeline": [1, 0.9, 0.86, 0.83], "stencil": [1, 0.995, 0.994, 0.994],
@@ -226,3 +250,4 @@ if __name__ == "__main__":
     trace_fixture()
     sim_sweep_fixture()
     devices_fixture()
+    trace_phases_fixture()  # last: it reads trace.json, and the random draws above stay as they were

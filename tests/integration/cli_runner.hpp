@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "scratch_dir.hpp"
+
 namespace conveyor::test {
 
 struct CliResult {
@@ -20,10 +22,11 @@ struct CliResult {
 /// Runs `PROGRAM ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
 /// stderr.
 inline CliResult run_program(const std::string& program, const std::string& args) {
-  static int counter = 0;
-  std::string base = ::testing::TempDir() + "conveyor_cli_" + std::to_string(getpid()) + "_" +
-                     std::to_string(counter++);
-  std::string command = program + " " + args + " >" + base + ".out 2>" + base + ".err";
+  ScratchDir dir;
+  const std::string out = dir.path("stdout"), err = dir.path("stderr");
+  // `conveyor plot` runs Python from the source tree: no __pycache__ written into it by tests.
+  std::string command =
+      "PYTHONDONTWRITEBYTECODE=1 " + program + " " + args + " >" + out + " 2>" + err;
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);
@@ -33,10 +36,8 @@ inline CliResult run_program(const std::string& program, const std::string& args
   };
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = slurp(base + ".out");
-  result.err = slurp(base + ".err");
-  std::remove((base + ".out").c_str());
-  std::remove((base + ".err").c_str());
+  result.out = slurp(out);
+  result.err = slurp(err);
   return result;
 }
 

@@ -7,8 +7,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -52,6 +55,20 @@ TEST(CliCholesky, JsonRowsCarryThePlotKeys) {
   EXPECT_EQ(doc["results"][1]["precision"], "double");
 }
 
+TEST(CliCholesky, WithoutBlockTheTileSizeIsChosenAndSaid) {
+  // n = 1536 on 4 workers: 4 sqrt(4) = 8 tiles per side of 192 (docs/cholesky.md, "Tile size").
+  CliResult r = run_cli("cholesky --n 1536 --cpus 4 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["options"]["block"], "auto");
+  EXPECT_EQ(doc["results"][0]["block"], 192);
+  EXPECT_EQ(doc["results"][0]["tiles"], 8);
+  bool said = false;
+  for (const auto& note : doc["notes"])
+    said = said || note.get<std::string>().find("block 192 chosen") != std::string::npos;
+  EXPECT_TRUE(said) << doc["notes"].dump();
+}
+
 TEST(CliCholesky, CsvHasOneLinePerConfiguration) {
   CliResult r = run_cli("cholesky --n 128 --block 32 --precision s,d --csv");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -93,7 +110,8 @@ TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
 }
 
 TEST(CliCholesky, TraceIsAChromeTrace) {
-  std::string path = ::testing::TempDir() + "cholesky_trace_" + std::to_string(getpid()) + ".json";
+  ScratchDir scratch;
+  std::string path = scratch.path("trace.json");
   CliResult r = run_cli("cholesky --n 128 --block 32 --cpus 2 --trace " + path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::ifstream in(path);
@@ -106,7 +124,31 @@ TEST(CliCholesky, TraceIsAChromeTrace) {
         (e.value("name", "") == "gemm" || e.value("name", "") == "potrf"))
       ++tasks;
   EXPECT_GE(tasks, 4 + 4);  // 4 potrf and 4 gemm (plus the warm-up's)
-  std::filesystem::remove(path);
+
+  // The application's phases explain the timeline: every task lies in one of them, and only the
+  // factorisation is marked as timed.
+  std::vector<std::pair<double, double>> phases;
+  std::vector<std::string> names;
+  for (const auto& e : events)
+    if (e.value("cat", "") == "phase") {
+      phases.emplace_back(e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+      names.push_back(e["name"]);
+      EXPECT_EQ(e["args"]["timed"].get<bool>(), names.back().starts_with("factorisation"))
+          << names.back();
+    }
+  ASSERT_EQ(names.size(), 3u);
+  EXPECT_TRUE(names[0].starts_with("warm-up")) << names[0];
+  EXPECT_TRUE(names[1].starts_with("matrix generation")) << names[1];
+  EXPECT_EQ(names[2], "factorisation 1 (timed)");
+  for (std::size_t i = 1; i < phases.size(); ++i) EXPECT_LE(phases[i - 1].second, phases[i].first);
+  // Phases and tasks are on one clock (Runtime::seconds), so containment is exact.
+  for (const auto& e : events) {
+    if (e.value("cat", "") != "task") continue;
+    double start = e["ts"].get<double>(), end = start + e["dur"].get<double>();
+    bool inside = false;
+    for (const auto& [lo, hi] : phases) inside = inside || (lo <= start && end <= hi);
+    EXPECT_TRUE(inside) << e.dump();
+  }
 }
 
 TEST(CliCholesky, BadInputIsOneLineAndExitTwo) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -40,20 +41,7 @@ bool is_png(const std::string& bytes) { return bytes.rfind("\x89PNG\r\n\x1a\n", 
 /// A fresh directory per test, removed afterwards.
 class CliPlot : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
-    for (char& c : name)
-      if (c == '/') c = '_';
-    dir_ =
-        fs::path(::testing::TempDir()) / ("conveyor_plot_" + std::to_string(getpid()) + "_" + name);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return scratch_.path(name); }
 
   /// Runs `conveyor plot ARGS` and expects exit 2, one line on stderr that mentions `needle`, no
   /// figure.
@@ -65,7 +53,7 @@ class CliPlot : public ::testing::Test {
     EXPECT_FALSE(fs::exists(path("never.png")));
   }
 
-  fs::path dir_;
+  ScratchDir scratch_;
 };
 
 class CliPlotKinds : public CliPlot, public ::testing::WithParamInterface<const char*> {};
@@ -83,7 +71,7 @@ TEST_P(CliPlotKinds, DrawsAPng) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, CliPlotKinds,
                          ::testing::Values("stream_threads.json", "stream_single.json",
                                            "stream_pipeline.json", "probe.json", "cholesky.json",
-                                           "trace.json", "sim_sweep.json"),
+                                           "trace.json", "trace_phases.json", "sim_sweep.json"),
                          [](const auto& info) {
                            std::string name = fs::path(info.param).stem().string();
                            for (char& c : name)

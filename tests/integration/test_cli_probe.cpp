@@ -1,7 +1,6 @@
 // conveyor probe as a user runs it: short sweeps only (--quick, small --max-size); no timing
 // checks.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,15 +8,10 @@
 #include <set>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "conveyor_probe_" + std::to_string(getpid()) + "_" + name;
-}
 
 // The keys `conveyor plot` reads for each row kind (docs/plot.md, "probe").
 const std::map<std::string, std::vector<std::string>> kKeys = {
@@ -52,8 +46,9 @@ TEST(CliProbe, CpuQuickPrintsTable3) {
 }
 
 TEST(CliProbe, CpuQuickJsonHasEveryRowKindAndTheCalibration) {
-  std::string calibration = temp_path("cal/calibration.json");
-  std::string out = temp_path("probe.json");
+  ScratchDir scratch;
+  std::string calibration = scratch.path("cal/calibration.json");
+  std::string out = scratch.path("probe.json");
   CliResult r = run_cli("probe --quick --device cpu --json --repeats 2 --calibration " +
                         calibration + " --json-out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -70,8 +65,6 @@ TEST(CliProbe, CpuQuickJsonHasEveryRowKindAndTheCalibration) {
   CliResult json = run_cli("probe --show-calibration --json --calibration " + calibration);
   ASSERT_EQ(json.exit_code, 0) << json.err;
   EXPECT_EQ(nlohmann::json::parse(json.out)["entries"][0]["device"], "cpu");
-  fs::remove_all(fs::path(calibration).parent_path());
-  fs::remove(out);
 }
 
 TEST(CliProbe, OpenCLQuickComparesWithTheCpu) {
@@ -110,29 +103,29 @@ TEST(CliProbe, BadOptionsExitTwo) {
 }
 
 TEST(CliProbe, UnwritableCalibrationIsOneLineExitOneBeforeMeasuring) {
-  std::string file = temp_path("a_file");
+  ScratchDir scratch;
+  std::string file = scratch.path("a_file");
   std::ofstream(file) << "x";
   CliResult r = run_cli("probe --quick --device cpu --calibration " + file + "/calibration.json");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("cannot write calibration"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
-  fs::remove(file);
 }
 
 TEST(CliProbe, ShowingAMissingOrCorruptCalibrationExitsTwo) {
-  std::string missing = temp_path("missing.json");
+  ScratchDir scratch;
+  std::string missing = scratch.path("missing.json");
   CliResult r = run_cli("probe --show-calibration --calibration " + missing);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("no calibration"), std::string::npos) << r.err;
-  std::string corrupt = temp_path("corrupt.json");
+  std::string corrupt = scratch.path("corrupt.json");
   std::ofstream(corrupt) << "{\"conveyor_calibration\": 1,";
   r = run_cli("probe --show-calibration --calibration " + corrupt);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("not valid JSON"), std::string::npos) << r.err;
-  fs::remove(corrupt);
 }
 
 TEST(CliProbe, HelpTeachesWithExamples) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -48,7 +49,8 @@ TEST(CliSim, SelftestPrintsWhatTheHostPrints) {
   REQUIRE_PROGRAMS(dir);
   std::string host = dir + "/conveyor_sim_selftest_host";
   if (access(host.c_str(), X_OK) != 0) GTEST_SKIP() << "host selftest not built";
-  std::string out = ::testing::TempDir() + "selftest_host.txt";
+  ScratchDir scratch;
+  std::string out = scratch.path("selftest_host.txt");
   ASSERT_EQ(std::system((host + " > " + out).c_str()), 0);
   std::ifstream in(out);
   std::stringstream native;
@@ -87,7 +89,8 @@ TEST(CliSim, JsonRowCarriesTheSeedsFigures) {
 
 TEST(CliSim, SweepRowsAreRelativeToZeroEntries) {
   REQUIRE_PROGRAMS(dir);
-  std::string file = ::testing::TempDir() + "sim_sweep.json";
+  ScratchDir scratch;
+  std::string file = scratch.path("sim_sweep.json");
   CliResult r = run_cli(
       "sim sweep --benchmarks alltoall,stencil --nodes 16 --entries 8 --threads 2 "
       "--json-out " +
@@ -110,8 +113,8 @@ TEST(CliSim, UsersOwnProgramBuiltWithTheDocumentedCommand) {
   REQUIRE_PROGRAMS(dir);
   if (std::system("riscv64-unknown-elf-gcc --version > /dev/null 2>&1") != 0)
     GTEST_SKIP() << "no cross compiler";
-  const std::string tmp = ::testing::TempDir();
-  const std::string src = tmp + "ring.c", elf = tmp + "ring.elf";
+  ScratchDir scratch;
+  const std::string src = scratch.path("ring.c"), elf = scratch.path("ring.elf");
   {
     std::ofstream out(src);
     out << "#include <stdio.h>\n#include \"mcore.h\"\n"
@@ -141,7 +144,8 @@ TEST(CliSim, UsersOwnProgramBuiltWithTheDocumentedCommand) {
 
 TEST(CliSim, ConfigFileIsReadAndEchoed) {
   REQUIRE_PROGRAMS(dir);
-  std::string file = ::testing::TempDir() + "machine.json";
+  ScratchDir scratch;
+  std::string file = scratch.path("machine.json");
   {
     std::ofstream out(file);
     out << R"({"mesh_width": 2, "mesh_height": 1, "flit_bytes": 4, "main_memory_latency_cycles": 7})";

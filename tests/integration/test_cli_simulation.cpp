@@ -10,6 +10,7 @@
 #include <string>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -51,14 +52,14 @@ TEST(CliSimulation, RunsTheKernelsAndChecksWhenAsked) {
 }
 
 TEST(CliSimulation, BadPlatformInputIsOneLineAndExit2) {
-  auto path = std::filesystem::temp_directory_path() / "conveyor_bad_platform.json";
+  ScratchDir scratch;  // a fixed name in the shared temp directory would be overwritten by others
+  auto path = scratch.dir() / "bad_platform.json";
   std::ofstream(path) << R"({"name": "bad", "host": {"cores": 2}, "devices": [{"id": "g",
       "memory_gb": 1}], "links": [{"between": ["host", "g:0"], "gbs": -1}]})";
   CliResult r = run_cli("cholesky --n 1024 --block 256 --platform " + path.string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(line_count(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("'links[0].gbs' must not be negative"), std::string::npos) << r.err;
-  std::filesystem::remove(path);
   for (const char* args :
        {"cholesky --n 1024 --gpus 2", "cholesky --n 1024 --platform /nonexistent.json",
         "cholesky --n 1024 --device-copy sideways"}) {

@@ -26,7 +26,8 @@ namespace ch = conveyor::apps::cholesky;
 
 struct CholeskyCliOptions {
   int n = 8192;
-  int block = 512;
+  int block = 0;  // not given: chosen from n and the workers (apps/cholesky/block_size.hpp)
+  bool block_given = false;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
   std::vector<std::string> offload;  // empty: gemm when the offload scheduler is asked for
@@ -37,6 +38,7 @@ struct CholeskyCliOptions {
   int cpus = -1;
   int repeat = 1;
   bool no_warmup = false;
+  bool no_pin = false;
   bool check = false;
   std::string trace;
   std::string platform;   // a simulated platform file
@@ -79,6 +81,8 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   if (o.cpus == 0)
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
   if (o.cpus < -1) throw UsageError("cholesky: --cpus must be positive");
+  if (o.block_given && o.block <= 0)
+    throw UsageError("cholesky: --block must be positive (got " + std::to_string(o.block) + ")");
   const bool simulate = !o.platform.empty();
   if (simulate && !devices.empty())
     throw UsageError("cholesky: --platform brings its own devices; give --devices cpu or nothing");
@@ -123,6 +127,7 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
           c.block = o.block;
           c.precision = ch::parse_precision(p);
           c.runtime.cpus = with_cpu ? o.cpus : 0;
+          c.runtime.pin = !o.no_pin;
           c.runtime.devices = devices;
           c.runtime.scheduler = sched;
           c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : offload;
@@ -169,7 +174,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
     links.push_back({{"from", l.from}, {"to", l.to}, {"copies", l.copies}, {"bytes", l.bytes}});
   nlohmann::json row = {
       {"n", c.n},
-      {"block", c.block},
+      {"block", r.block},
       {"tiles", r.best.tiles},
       {"precision", ch::to_string(c.precision)},
       {"devices", devices_label(c)},
@@ -337,7 +342,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
     for (const auto& c : configs) ch::validate(c);  // every bad option before the first long run
 
   nlohmann::json options = {{"n", o.n},
-                            {"block", o.block},
+                            {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
                             {"precision", join(o.precisions, ",")},
                             {"devices", join(o.devices, ",")},
                             {"offload", join(o.offload, ",")},
@@ -350,7 +355,8 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"platform", o.platform},
                             {"device_copy", join(o.device_copies, ",")},
                             {"sim_run_kernels", o.sim_run_kernels},
-                            {"warmup", !o.no_warmup}};
+                            {"warmup", !o.no_warmup},
+                            {"pin", !o.no_pin}};
   if (distributed) {
     if (!o.platform.empty())
       throw UsageError(
@@ -372,6 +378,13 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                       ch::to_string(c.precision), devices_label(c), to_string(c.runtime.coherence),
                       r.residual, r.residual_bound));
   }
+  if (!o.block_given)
+    report.add_note(fmt::format(
+        "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
+        "most 1024; --block sets it)",
+        report.results().front()["block"].get<int>(), o.n,
+        report.results().front()["cpu_workers"].get<int>() +
+            static_cast<int>(configs.front().runtime.devices.size())));
   report.add_note(
       "GFLOP/s = (n^3/3) / time / 1e9; time from the first submit to the end of "
       "wait_all (fastest of --repeat)");
@@ -393,7 +406,8 @@ void add_cholesky_command(CLI::App& app) {
   command->add_option("--n", o->n, "Matrix order (default 8192)")->option_text("N");
   command
       ->add_option("--block", o->block,
-                   "Tile size; the last tiles are narrower when it does not divide N (default 512)")
+                   "Tile size; the last tiles are narrower when it does not divide N (default: "
+                   "from N and the workers, 1024 at most; see docs/cholesky.md)")
       ->option_text("B");
   command
       ->add_option("--precision", o->precisions,
@@ -439,6 +453,9 @@ void add_cholesky_command(CLI::App& app) {
       ->add_option("--repeat", o->repeat,
                    "Factorisations timed; the fastest is reported (default 1)")
       ->option_text("R");
+  command->add_flag("--no-pin", o->no_pin,
+                    "CPU workers not pinned to cores: on a machine shared with other jobs the "
+                    "system can move a worker off a busy core");
   command->add_flag("--no-warmup", o->no_warmup,
                     "Skip the small warm-up factorisation (which builds OpenCL programs first)");
   command->add_flag(
@@ -494,7 +511,10 @@ void add_cholesky_command(CLI::App& app) {
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");
-  command->callback([o] { run_cholesky_command(*o); });
+  command->callback([o, command] {
+    o->block_given = command->count("--block") > 0;
+    run_cholesky_command(*o);
+  });
 }
 
 }  // namespace conveyor::cli

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cholesky/block_size.hpp"
 #include "cholesky/distributed.hpp"
 #include "commands.hpp"
 #include "conveyor/distributed.hpp"
@@ -133,6 +134,13 @@ void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
     if (config.runtime.cpus == -1)
       config.runtime.cpus =
           std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_size);
+  }
+  // Without --block, the tile size suits every rank's workers together, as on one node.
+  if (config.block <= 0) {
+    int cpus = config.runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency())
+                                       : config.runtime.cpus;
+    int workers = (cpus + static_cast<int>(config.runtime.devices.size())) * grid.size();
+    config.block = ch::default_block(config.n, workers);
   }
   ch::validate(config);
   RuntimeOptions options = config.runtime;

@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "installed_data.hpp"
 #include "conveyor/error.hpp"
+#include "usage_error.hpp"
 
 namespace conveyor::cli {
 
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   } catch (const cli::QuietExit& e) {
     return e.code;
   } catch (const CLI::ParseError& e) {
-    std::cerr << "conveyor: " << e.what() << " (see --help)\n";
+    std::cerr << "conveyor: " << cli::usage_message(app, e) << '\n';
     return 2;
   } catch (const UsageError& e) {
     std::cerr << "conveyor: " << e.what() << '\n';

@@ -8,6 +8,7 @@
 
 #include "conveyor/calibration.hpp"
 #include "conveyor/error.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -48,14 +49,8 @@ Calibration sample() {
 
 class CalibrationFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("conveyor_calibration_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path path() const { return dir_ / "sub" / "calibration.json"; }
+  // In a folder that does not exist yet: save() must create it.
+  fs::path path() const { return scratch_.dir() / "sub" / "calibration.json"; }
   void write(const std::string& text) {
     fs::create_directories(path().parent_path());
     std::ofstream(path()) << text;
@@ -70,7 +65,7 @@ class CalibrationFile : public ::testing::Test {
   }
 
  private:
-  fs::path dir_;
+  ScratchDir scratch_;
 };
 
 TEST_F(CalibrationFile, RoundTripKeepsEveryField) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "conveyor/runtime.hpp"
+#include "scratch_dir.hpp"
 #include "unit/runtime/runtime_devices.hpp"
 
 namespace conveyor {
@@ -93,14 +94,13 @@ TEST_P(RuntimeCopyCounts, NaiveMatchesSeedTable3) {
 }
 
 TEST_P(RuntimeCopyCounts, TraceHasTracksPerWorkerDeviceAndLink) {
-  auto path = std::filesystem::temp_directory_path() /
-              ("conveyor_trace_" + test::runtime_device_name({GetParam(), 0}) + ".json");
-  run_cholesky(*this, Coherence::Coherent, path.string());
+  test::ScratchDir scratch;
+  std::string path = scratch.path("trace.json");
+  run_cholesky(*this, Coherence::Coherent, path);
   std::ifstream in(path);
   nlohmann::json doc = nlohmann::json::parse(in);
   if (const char* keep = std::getenv("CONVEYOR_KEEP_TRACE"))  // to look at it: conveyor plot
     std::filesystem::copy_file(path, keep, std::filesystem::copy_options::overwrite_existing);
-  std::filesystem::remove(path);
   std::set<std::string> processes, tracks, task_names, copy_names;
   for (const auto& e : doc.at("traceEvents")) {
     if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"]);
