@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+
 #include "conveyor/error.hpp"
 
 namespace conveyor::detail {
@@ -15,6 +17,26 @@ struct Preparing {
   ~Preparing() { tl_preparing = nullptr; }
 };
 }  // namespace
+
+/// One device memory space: its allocator and its recency list.
+struct CoherenceEngine::Space {
+  std::unique_ptr<DeviceMemory> memory;
+  // Least recently used first. Taken after a data's lock (touch, forget), or first with the
+  // data locks only tried (evict), so the two orders cannot deadlock.
+  std::mutex lru_mutex;
+  DataState* head = nullptr;
+  DataState* tail = nullptr;
+  std::atomic<int> write_backs{0};         ///< enqueued, not landed
+  std::atomic<std::size_t> landing{0};     ///< their bytes: room that is on its way
+};
+
+struct CoherenceEngine::WriteBack {
+  CoherenceEngine* engine = nullptr;
+  DataState* data = nullptr;
+  int space = 0;
+  std::size_t bytes = 0;
+  double start_us = 0;
+};
 
 const char* to_string(Msi s) {
   switch (s) {
@@ -46,13 +68,20 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
       trace_(trace) {
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
     int space = static_cast<int>(i) + 1;
-    memories_.push_back(std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_));
-    memories_.back()->set_evict(
-        [this, space](std::size_t missing) { return evict(space, missing); });
+    auto s = std::make_unique<Space>();
+    s->memory = std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_);
+    s->memory->set_evict([this, space](std::size_t missing) { return evict(space, missing); });
+    spaces_.push_back(std::move(s));
   }
 }
 
-CoherenceEngine::~CoherenceEngine() = default;
+CoherenceEngine::~CoherenceEngine() {
+  // The callbacks of write-backs still landing use this engine.
+  std::unique_lock lock(pending_mutex_);
+  pending_cv_.wait(lock, [&] { return pending_ == 0; });
+}
+
+DeviceMemory& CoherenceEngine::memory(int space) { return *spaces_[space - 1]->memory; }
 
 void CoherenceEngine::init(DataState& d) const {
   d.replicas.assign(spaces(), Replica{});
@@ -60,12 +89,53 @@ void CoherenceEngine::init(DataState& d) const {
   d.replicas[kHostSpace].state = Msi::Modified;  // the user's memory is the only copy
 }
 
-void CoherenceEngine::fetch_to_host(DataState& d) {
-  std::lock_guard lock(d.mutex);
-  fetch_to_host_locked(d);
+// ---- recency ----------------------------------------------------------------------------------
+
+void CoherenceEngine::touch(DataState& d, int space) {
+  Space& s = *spaces_[space - 1];
+  std::lock_guard lock(s.lru_mutex);
+  Replica& r = d.replicas[space];
+  if (r.in_lru && s.tail == &d) return;
+  if (r.in_lru) {  // unlink
+    (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
+    (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
+  }
+  r.lru_prev = s.tail;
+  r.lru_next = nullptr;
+  (s.tail ? s.tail->replicas[space].lru_next : s.head) = &d;
+  s.tail = &d;
+  r.in_lru = true;
 }
 
-void CoherenceEngine::fetch_to_host_locked(DataState& d) {
+void CoherenceEngine::forget(DataState& d, int space) {
+  Space& s = *spaces_[space - 1];
+  std::lock_guard lock(s.lru_mutex);
+  Replica& r = d.replicas[space];
+  if (!r.in_lru) return;
+  (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
+  (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
+  r.lru_prev = r.lru_next = nullptr;
+  r.in_lru = false;
+}
+
+// ---- host side --------------------------------------------------------------------------------
+
+void CoherenceEngine::await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock) {
+  // A write-back lands in the user's memory: nobody reads or writes that memory before it has.
+  d.moved.wait(lock, [&] {
+    for (const auto& r : d.replicas)
+      if (r.writing_back) return false;
+    return true;
+  });
+}
+
+void CoherenceEngine::fetch_to_host(DataState& d) {
+  std::unique_lock lock(d.mutex);
+  fetch_to_host_locked(d, lock);
+}
+
+void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock) {
+  await_write_backs(d, lock);
   if (valid(d.replicas[kHostSpace].state)) return;
   int src = -1;
   for (int s = 1; s < spaces(); ++s) {
@@ -90,17 +160,38 @@ void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
   for (auto& r : d.replicas) r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
+  ++d.version;
 }
 
-void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
-  std::lock_guard lock(d.mutex);
+void CoherenceEngine::prepare_host(DataState& d, Access mode) {
+  std::unique_lock lock(d.mutex);
+  if (reads(mode)) {
+    fetch_to_host_locked(d, lock);
+    return;
+  }
+  await_write_backs(d, lock);
+  // Taken over now rather than after the task: a device replica left Modified until then could
+  // be evicted meanwhile, and its write-back would land on what the task writes.
+  for (auto& r : d.replicas) r.state = Msi::Invalid;
+  d.replicas[kHostSpace].state = Msi::Modified;
+  ++d.version;
+}
+
+// ---- device side ------------------------------------------------------------------------------
+
+void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, int* peer_source) {
+  *peer_source = 0;
+  std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
   if (!r.block) {
     Preparing preparing(d);
-    r.block = memory(space).allocate(d.bytes(), d.describe());
+    void* block = memory(space).allocate(d.bytes(), d.describe());
+    if (!block) return nullptr;  // full of replicas in use: the caller waits and asks again
+    r.block = block;
   }
+  touch(d, space);
   if (need_copy) {
     if (!valid(d.replicas[kHostSpace].state)) {
       int src = -1;
@@ -112,11 +203,14 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
       if (device_copy_ == DeviceCopy::PeerCopy && driver.can_peer_from(*drivers_[src - 1])) {
         driver.enqueue_peer(r.block, *drivers_[src - 1], d.replicas[src].block, d.bytes());
         stats_.count_copy(src, space, d.bytes());
+        // The source must outlive the copy on this lane: pinned until the task ends.
+        ++d.replicas[src].pins;
+        *peer_source = src;
         r.state = Msi::Shared;
         ++r.pins;
         return r.block;
       }
-      fetch_to_host_locked(d);  // host-staged: device -> host now, host -> device below
+      fetch_to_host_locked(d, lock);  // host-staged: device -> host now, host -> device below
     }
     driver.enqueue_h2d(r.block, d.host_region());
     stats_.count_copy(kHostSpace, space, d.bytes());
@@ -130,6 +224,7 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
 void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
+  if (writes(mode)) ++d.version;  // a write-back still landing is stale now
   if (policy_ == Coherence::Naive) {
     if (writes(mode)) {
       drivers_[space - 1]->enqueue_d2h(d.host_region(), r.block);
@@ -162,38 +257,149 @@ void CoherenceEngine::unpin(DataState& d, int space) {
   --d.replicas[space].pins;
 }
 
+void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
+  unpin(d, space);
+  if (wake_) wake_(space);  // that space's driver may be waiting for this room
+}
+
 void CoherenceEngine::drop_replicas(DataState& d) {
-  std::lock_guard lock(d.mutex);
-  fetch_to_host_locked(d);
+  std::unique_lock lock(d.mutex);
+  fetch_to_host_locked(d, lock);
   for (int s = 1; s < spaces(); ++s) {
     Replica& r = d.replicas[s];
+    forget(d, s);
     if (r.block) memory(s).release(r.block, d.bytes());
     r = Replica{};
   }
   d.replicas[kHostSpace].state = Msi::Modified;
 }
 
-bool CoherenceEngine::evict(int space, std::size_t missing) {
-  if (!for_each_) return false;
+// ---- eviction ---------------------------------------------------------------------------------
+
+std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
+  Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
-  for_each_([&](DataState& d) {
-    if (&d == tl_preparing) return true;
-    std::unique_lock lock(d.mutex, std::try_to_lock);
-    if (!lock.owns_lock()) return true;  // busy (possibly the caller's own data): skip it
-    Replica& r = d.replicas[space];
-    if (!r.block || r.pins > 0 || r.state == Msi::Modified) return true;
-    if (r.state == Msi::Shared) {
-      bool other = false;
-      for (int s = 0; s < spaces(); ++s)
-        if (s != space && valid(d.replicas[s].state)) other = true;
-      if (!other) return true;
+  std::lock_guard list_lock(s.lru_mutex);
+  // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
+  // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
+  // the task waiting for this room) are never taken.
+  for (int pass = 0; pass < 2; ++pass) {
+    // Room already on its way (earlier write-backs) counts: no more copies than needed.
+    std::size_t landing = s.landing.load();
+    if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
+    std::size_t coming = landing;
+    for (DataState* d = s.head; d;) {
+      DataState* next = d->replicas[space].lru_next;
+      if (d == tl_preparing) {
+        d = next;
+        continue;
+      }
+      std::unique_lock lock(d->mutex, std::try_to_lock);
+      if (!lock.owns_lock()) {  // busy right now: not a victim this time
+        d = next;
+        continue;
+      }
+      Replica& r = d->replicas[space];
+      if (r.block && r.pins == 0 && !r.writing_back) {
+        bool elsewhere = false;
+        for (int o = 0; o < spaces(); ++o)
+          if (o != space && valid(d->replicas[o].state)) elsewhere = true;
+        if (pass == 0 && (!valid(r.state) || elsewhere)) {
+          r.lru_prev ? (void)(r.lru_prev->replicas[space].lru_next = r.lru_next)
+                     : (void)(s.head = r.lru_next);
+          r.lru_next ? (void)(r.lru_next->replicas[space].lru_prev = r.lru_prev)
+                     : (void)(s.tail = r.lru_prev);
+          r.lru_prev = r.lru_next = nullptr;
+          r.in_lru = false;
+          memory(space).free(r.block, d->bytes());
+          r.block = nullptr;
+          r.state = Msi::Invalid;
+          freed += d->bytes();
+          stats_.count_eviction(space);
+          if (trace_) {
+            double now = trace_->now_us();
+            trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
+          }
+          if (freed >= missing) break;
+        } else if (pass == 1 && valid(r.state) && !elsewhere) {
+          start_write_back(*d, space);
+          coming += d->bytes();
+          if (freed + coming >= missing) break;
+        }
+      }
+      d = next;
     }
-    memory(space).free(r.block, d.bytes());
-    r = Replica{};
-    freed += d.bytes();
-    return freed < missing;
-  });
-  return freed > 0;
+  }
+  return freed;
+}
+
+void CoherenceEngine::start_write_back(DataState& d, int space) {
+  Space& s = *spaces_[space - 1];
+  Replica& r = d.replicas[space];
+  runtime::DeviceDriver& driver = *drivers_[space - 1];
+  auto wb = std::make_unique<WriteBack>();
+  wb->engine = this;
+  wb->data = &d;
+  wb->space = space;
+  wb->bytes = d.bytes();
+  wb->start_us = trace_ ? trace_->now_us() : 0;
+  // On the lane, behind the kernels already enqueued (one of them may be what wrote it last);
+  // the block stays until the copy has landed.
+  driver.enqueue_d2h(d.host_region(), r.block);
+  r.writing_back = true;
+  r.write_back_version = d.version;
+  stats_.count_copy(space, kHostSpace, d.bytes());
+  stats_.count_write_back(space, d.bytes());
+  s.write_backs.fetch_add(1);
+  s.landing.fetch_add(d.bytes());
+  {
+    std::lock_guard lock(pending_mutex_);
+    ++pending_;
+  }
+  driver.notify(&CoherenceEngine::on_write_back, wb.release());
+}
+
+void CoherenceEngine::on_write_back(void* user, const char* error) {
+  std::unique_ptr<WriteBack> wb(static_cast<WriteBack*>(user));
+  CoherenceEngine& self = *wb->engine;
+  Space& s = *self.spaces_[wb->space - 1];
+  {
+    DataState& d = *wb->data;
+    std::lock_guard lock(d.mutex);
+    Replica& r = d.replicas[wb->space];
+    r.writing_back = false;
+    // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
+    // write since the copy was enqueued leaves the host stale.
+    if (!error && d.version == r.write_back_version) {
+      d.replicas[kHostSpace].state = Msi::Shared;
+      if (r.state == Msi::Modified) r.state = Msi::Shared;
+    }
+    d.moved.notify_all();
+  }
+  if (self.trace_)
+    self.trace_->add(wb->space + 1, runtime::kD2hTid, "write-back", "memory", wb->start_us,
+                     self.trace_->now_us());
+  s.landing.fetch_sub(wb->bytes);
+  s.write_backs.fetch_sub(1);
+  if (self.wake_) self.wake_(wb->space);
+  std::lock_guard lock(self.pending_mutex_);
+  if (--self.pending_ == 0) self.pending_cv_.notify_all();
+}
+
+int CoherenceEngine::write_backs_in_flight(int space) const {
+  return spaces_[space - 1]->write_backs.load();
+}
+
+void CoherenceEngine::fill(RuntimeStats& out) const {
+  for (std::size_t i = 0; i < spaces_.size() && i < out.spaces.size(); ++i) {
+    out.spaces[i].peak_bytes = spaces_[i]->memory->peak();
+    out.spaces[i].limit_bytes = spaces_[i]->memory->limit();
+    out.peak_device_bytes = std::max(out.peak_device_bytes, out.spaces[i].peak_bytes);
+  }
+}
+
+void CoherenceEngine::reset_peaks() {
+  for (auto& s : spaces_) s->memory->reset_peak();
 }
 
 }  // namespace conveyor::detail

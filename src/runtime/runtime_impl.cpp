@@ -7,6 +7,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
+#include "conveyor/units.hpp"
 #include "core/thread_team.hpp"
 
 namespace conveyor {
@@ -70,11 +71,6 @@ Runtime::Impl::Impl(RuntimeOptions options,
   coherence_ = std::make_unique<detail::CoherenceEngine>(options_.coherence, options_.device_copy,
                                                          raw, options_.device_memory_limit,
                                                          *transfer_stats_, trace_.get());
-  coherence_->set_registry([this](const std::function<bool(detail::DataState&)>& visit) {
-    std::lock_guard lock(registry_mutex_);
-    for (auto& d : registry_)
-      if (!visit(*d)) break;
-  });
 
   // Workers: CPUs first, then one per device.
   int cpus = options_.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options_.cpus;
@@ -111,6 +107,12 @@ Runtime::Impl::Impl(RuntimeOptions options,
   for (const auto& w : workers_) context.workers.push_back(w->desc);
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
+  coherence_->set_wake([this, first_device = cpus](int space) {
+    std::lock_guard lock(mutex_);
+    Worker& w = *workers_[first_device + space - 1];
+    ++w.memory_events;
+    w.cv.notify_one();
+  });
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
   if (trace_) {
@@ -492,7 +494,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     done_cv_.wait(lock, [&] { return t->granted; });
   }
   try {
-    if (reads(mode)) coherence_->fetch_to_host(d);
+    coherence_->prepare_host(d, mode);
     if (writes(mode)) coherence_->commit_host_write(d);
   } catch (...) {
     release(t);
@@ -546,7 +548,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   try {
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
       detail::DataState& d = *t->accesses[i].data;
-      if (reads(t->accesses[i].mode)) coherence_->fetch_to_host(d);
+      coherence_->prepare_host(d, t->accesses[i].mode);
       buffers[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
     }
     TaskContextAccess::set_task(ctx, DeviceKind::Cpu, "cpu", w.index, t->label(), t->id,
@@ -632,18 +634,34 @@ void Runtime::Impl::device_loop(Worker& w) {
       done.clear();
       continue;
     }
-    if (w.in_flight < capacity) {
-      if (Task* t = scheduler_->pop(w.index)) {
-        if (w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
-        lock.unlock();
-        bool ok = launch_device(w, t);
-        lock.lock();
-        if (!ok) {
-          complete(t, true);
-          if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
-        }
-        continue;
+    // The waiting task first: it holds part of its buffers; a new task would compete for room.
+    Task* t = w.waiting;
+    if (!t && w.in_flight < capacity) {
+      t = scheduler_->pop(w.index);
+      if (t && w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
+    }
+    if (t) {
+      std::uint64_t events = w.memory_events;
+      lock.unlock();
+      Launch launched = launch_device(w, t);
+      lock.lock();
+      w.waiting = launched == Launch::Blocked ? t : nullptr;
+      if (launched == Launch::Failed) {
+        complete(t, true);
+        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
       }
+      if (launched != Launch::Blocked) continue;
+      if (!w.completed.empty() || w.memory_events != events) continue;  // room came meanwhile
+      // Room comes from tasks in flight ending or write-backs landing, which wake this thread.
+      // With neither, it is held by replicas busy for a moment (a host copy under their lock,
+      // a peer copy's source): look again shortly rather than fail.
+      bool others = w.in_flight > 1 || coherence_->write_backs_in_flight(w.desc.space) > 0;
+      w.idle = false;
+      if (others)
+        w.cv.wait(lock);
+      else
+        w.cv.wait_for(lock, std::chrono::milliseconds(1));
+      continue;
     }
     if (stop_ && w.in_flight == 0) break;
     w.idle = w.in_flight < capacity;
@@ -652,18 +670,38 @@ void Runtime::Impl::device_loop(Worker& w) {
   }
 }
 
-bool Runtime::Impl::launch_device(Worker& w, Task* t) {
-  t->worker = w.index;
+Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
   auto& buffers = detail::TaskContextAccess::buffers(ctx);
-  buffers.resize(t->accesses.size());
-  std::size_t pinned = 0;
+  auto unpin_all = [&] {
+    for (std::size_t i = 0; i < w.prepared; ++i) coherence_->unpin(*t->accesses[i].data, space);
+    for (auto& [d, source] : w.peer_pins) coherence_->unpin_peer_source(*d, source);
+    w.peer_pins.clear();
+    w.prepared = 0;
+  };
   try {
-    for (; pinned < t->accesses.size(); ++pinned) {
-      const TaskAccess& a = t->accesses[pinned];
-      void* block = coherence_->prepare_on_device(*a.data, space, a.mode);
-      buffers[pinned] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
+    if (w.prepared == 0) {
+      t->worker = w.index;
+      buffers.resize(t->accesses.size());
+      // The one case waiting cannot help: the task's own buffers exceed the device.
+      std::uint64_t need = 0;
+      for (const auto& a : t->accesses) need += a.data->bytes();
+      std::uint64_t limit = coherence_->memory(space).limit();
+      if (need > limit)
+        throw DeviceError(fmt::format(
+            "its {} buffer{} need {} on {}, more than the device's {} (device_memory_limit); "
+            "split its data into smaller pieces",
+            t->accesses.size(), t->accesses.size() == 1 ? "" : "s", format_bytes(need),
+            w.driver->id(), format_bytes(limit)));
+    }
+    for (; w.prepared < t->accesses.size(); ++w.prepared) {
+      const TaskAccess& a = t->accesses[w.prepared];
+      int peer_source = 0;
+      void* block = coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source);
+      if (!block) return Launch::Blocked;
+      if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
+      buffers[w.prepared] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
     detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
                                         t->id, {t->args.data(), t->args_bytes});
@@ -676,18 +714,23 @@ bool Runtime::Impl::launch_device(Worker& w, Task* t) {
       w.free_slots.pop_back();
     }
     slot->task = t;
+    slot->peer_pins.swap(w.peer_pins);
+    w.peer_pins.clear();
+    w.prepared = 0;
     w.driver->notify(&Impl::on_device_done, slot);
-    return true;
+    return Launch::Started;
   } catch (const std::exception& e) {
-    for (std::size_t i = 0; i < pinned; ++i) coherence_->unpin(*t->accesses[i].data, space);
+    unpin_all();
     std::lock_guard lock(mutex_);
     record_failure(t, w.driver->id(), e.what());
-    return false;
+    return Launch::Failed;
   }
 }
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
   for (const auto& a : slot->task->accesses) coherence_->unpin(*a.data, w.desc.space);
+  for (auto& [d, source] : slot->peer_pins) coherence_->unpin_peer_source(*d, source);
+  slot->peer_pins.clear();
 }
 
 void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
@@ -717,6 +760,7 @@ void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
 RuntimeStats Runtime::Impl::stats() const {
   RuntimeStats s;
   transfer_stats_->fill(s);
+  coherence_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
   for (const auto& w : workers_) s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds});
@@ -725,6 +769,7 @@ RuntimeStats Runtime::Impl::stats() const {
 
 void Runtime::Impl::reset_stats() {
   transfer_stats_->reset();
+  coherence_->reset_peaks();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
   for (auto& w : workers_) {
