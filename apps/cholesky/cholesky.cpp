@@ -115,13 +115,29 @@ TaskCounts task_counts(int tiles) {
 
 namespace {
 
-// Submits the whole graph in program order, counting the tasks into `f`.
+// Submits the whole graph in program order, counting the tasks into `f`. `square` > 0: the
+// device memory holds fewer tiles than the matrix, and gemm runs in square blocks of square x
+// square output tiles (see gemm_rank).
 template <typename TileFn>
 void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn& tile,
-                  Factorization& f) {
+                  Factorization& f, int square) {
   // Higher priority for tasks whose output tile is needed sooner: the column it belongs to
-  // becomes the panel at that step. Within one column, potrf > trsm > syrk > gemm.
-  auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
+  // becomes the panel at that step. Within one column, potrf > trsm > syrk > gemm. Priorities
+  // are spaced by `room` so that gemm can be ordered within its column's level (below).
+  const int room = square > 0 ? nt * nt + nt + 1 : 1;
+  auto priority = [&](int column, int kind_bonus) {
+    return (4 * (nt - column) + kind_bonus) * room;
+  };
+  // Out of core, the device's gemm should work through one square block of output tiles (rows
+  // I, columns J, `square` each) for every k before it moves on: the block stays resident and
+  // each k loads only the 2 * square panel tiles A_Ik, A_Jk, where the column order (all rows of
+  // column j at step k) rescans the whole panel column for every j and LRU keeps none of it.
+  // Blocks go by column block first (the critical path), then row block, then k.
+  auto gemm_priority = [&](int i, int j, int k) {
+    if (square <= 0) return priority(j, 0);
+    int jb = j / square, ib = i / square;
+    return priority(jb * square, 0) - (ib * nt + k) - 1;
+  };
   for (int k = 0; k < nt; ++k) {
     rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority(k, 3));
     ++f.potrf_tasks;
@@ -136,7 +152,7 @@ void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn&
                   {{tile(i, k), Access::Read},
                    {tile(j, k), Access::Read},
                    {tile(i, j), Access::ReadWrite}},
-                  priority(j, 0));
+                  gemm_priority(i, j, k));
         ++f.gemm_tasks;
       }
       rt.submit(codelets.syrk, {{tile(i, k), Access::Read}, {tile(i, i), Access::ReadWrite}},
@@ -175,9 +191,21 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
             rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
                                size_of(i), size_of(j), static_cast<std::size_t>(ld),
                                "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
+    // Out of core when the device memory holds fewer tiles than the lower triangle: gemm in
+    // square blocks with room for the block and its two panel strips (square^2 + 2 square tiles).
+    int square = 0;
+    std::uint64_t limit = rt.options().device_memory_limit;
+    std::uint64_t tile_bytes = static_cast<std::uint64_t>(block) * block * sizeof(T);
+    std::uint64_t triangle = static_cast<std::uint64_t>(nt) * (nt + 1) / 2;
+    if (limit > 0 && limit / tile_bytes < triangle) {
+      std::uint64_t room = limit / tile_bytes;
+      square = 1;
+      while (static_cast<std::uint64_t>((square + 1) * (square + 1) + 2 * (square + 1)) <= room)
+        ++square;
+    }
     rt.reset_stats();
     start = std::chrono::steady_clock::now();
-    submit_tasks(rt, codelets, nt, tile, f);
+    submit_tasks(rt, codelets, nt, tile, f, square);
     rt.wait_all();
   } catch (...) {
     // No registration may outlive this call: the caller may free the matrix next.

@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/units.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -35,6 +36,7 @@ struct CholeskyCliOptions {
   bool no_warmup = false;
   bool check = false;
   std::string trace;
+  std::string device_memory;  // empty: the devices' own memory
   OutputOptions output;
 };
 
@@ -67,6 +69,12 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
   if (o.cpus < -1) throw UsageError("cholesky: --cpus must be positive");
   std::string sched = o.sched.empty() ? (devices.empty() ? "eager" : "offload") : o.sched;
+  std::uint64_t device_memory = 0;
+  if (!o.device_memory.empty()) {
+    device_memory = parse_bytes(o.device_memory, "--device-memory");
+    if (device_memory == 0) throw UsageError("cholesky: --device-memory must be positive");
+    if (devices.empty()) throw UsageError("cholesky: --device-memory needs a device in --devices");
+  }
   std::vector<ch::RunConfig> configs;
   for (const auto& p : o.precisions)
     for (const auto& coh : o.coherences) {
@@ -79,6 +87,7 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
       c.runtime.scheduler = sched;
       c.runtime.offload = devices.empty() ? std::vector<std::string>{} : o.offload;
       c.runtime.coherence = parse_coherence(coh);
+      c.runtime.device_memory_limit = device_memory;
       c.repeat = o.repeat;
       c.warmup = !o.no_warmup;
       c.check = o.check;
@@ -134,6 +143,11 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"d2d_bytes", s.d2d_bytes},
       {"total_bytes", s.total_bytes()},
       {"device_allocations", s.device_allocations},
+      {"device_memory_limit_bytes", c.runtime.device_memory_limit},
+      {"evictions", s.evictions},
+      {"write_backs", s.write_backs},
+      {"write_back_bytes", s.write_back_bytes},
+      {"peak_device_bytes", s.peak_device_bytes},
       {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
       {"residual_bound", r.residual_bound},
       {"check", r.checked ? (r.passed() ? "passed" : "failed") : "not run"},
@@ -167,17 +181,34 @@ void print_tables(std::ostream& out, const Report& report) {
                   r["residual"].is_null() ? "-" : sci(r["residual"]), r["check"]});
   perf.print(out);
 
-  // The seed's table 3 (one device) and table 5 (several): copies by direction.
+  // The seed's table 3 (one device) and table 5 (several): copies by direction; with a device
+  // memory smaller than the matrix, the evictions and write-backs (which are D2H copies too).
   out << "\nCopies between host and devices (seed 003 tables 3/5; MB = 1e6 bytes)\n";
-  Table copies(
-      {"precision", "devices", "coherence", "H2D", "D2H", "D2D", "total copies", "total MB"});
+  std::vector<std::string> columns{"precision", "devices", "coherence", "H2D",       "D2H",
+                                   "D2D",       "total copies", "total MB"};
+  bool memory = false;
   for (const auto& r : rows)
-    copies.add_row({r["precision"], r["devices"], r["coherence"],
-                    std::to_string(r["h2d_copies"].get<std::uint64_t>()),
-                    std::to_string(r["d2h_copies"].get<std::uint64_t>()),
-                    std::to_string(r["d2d_copies"].get<std::uint64_t>()),
-                    std::to_string(r["total_copies"].get<std::uint64_t>()),
-                    fixed(r["total_bytes"].get<double>() / 1e6, 1)});
+    memory = memory || r["evictions"].get<std::uint64_t>() > 0 ||
+             r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
+  if (memory)
+    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
+  Table copies(columns);
+  for (const auto& r : rows) {
+    std::vector<std::string> row{r["precision"], r["devices"], r["coherence"],
+                                 std::to_string(r["h2d_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["d2h_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["d2d_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["total_copies"].get<std::uint64_t>()),
+                                 fixed(r["total_bytes"].get<double>() / 1e6, 1)};
+    if (memory) {
+      auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
+      row.insert(row.end(), {std::to_string(r["evictions"].get<std::uint64_t>()),
+                             std::to_string(r["write_backs"].get<std::uint64_t>()),
+                             fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
+                             limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
+    }
+    copies.add_row(row);
+  }
   copies.print(out);
 
   out << "\nTasks per worker (fastest run)\n";
@@ -204,6 +235,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
                             {"check", o.check},
+                            {"device_memory", o.device_memory},
                             {"warmup", !o.no_warmup}};
   Report report("cholesky", options);
   std::vector<std::string> failures;
@@ -277,6 +309,12 @@ void add_cholesky_command(CLI::App& app) {
   command->add_flag(
       "--check", o->check,
       "Check ||A - L L^T||_F / ||A||_F <= 8 sqrt(n) * unit roundoff; exit 1 when above");
+  command
+      ->add_option("--device-memory", o->device_memory,
+                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
+                   "memory is a cache of the host: a matrix larger than it still factorises "
+                   "(least recently used tiles are evicted, modified ones written home first)")
+      ->option_text("SIZE");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
   add_output_options(*command, o->output);
@@ -287,6 +325,8 @@ void add_cholesky_command(CLI::App& app) {
       "  conveyor cholesky --n 512 --block 16 --devices cpu,opencl:0 --coherence naive,coherent\n"
       "      gemm offloaded, 32 x 32 tiles: the seed's table 3 (1425 vs 19840 copies)\n"
       "  conveyor cholesky --devices cpu,cuda:0 --offload gemm --cpus 4 --trace t.json\n"
+      "  conveyor cholesky --n 4096 --block 256 --devices cpu,opencl:0 --device-memory 8MiB --check\n"
+      "      out of core: a 128 MiB matrix through 8 MiB of device memory\n"
       "  conveyor plot t.json -o gantt.png                           the timeline\n"
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
