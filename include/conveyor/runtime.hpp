@@ -120,8 +120,8 @@ struct RuntimeStats {
   std::uint64_t write_back_bytes = 0;
   std::uint64_t peak_device_bytes = 0;  ///< the largest peak of any device space
   std::uint64_t tasks = 0;              ///< tasks run (not counting acquires)
-  std::vector<LinkStats> links;                 ///< links with at least one copy
-  std::vector<SpaceStats> spaces;               ///< one per device
+  std::vector<LinkStats> links;         ///< links with at least one copy
+  std::vector<SpaceStats> spaces;       ///< one per device
   std::vector<WorkerStats> workers;
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }

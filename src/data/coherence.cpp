@@ -26,8 +26,8 @@ struct CoherenceEngine::Space {
   std::mutex lru_mutex;
   DataState* head = nullptr;
   DataState* tail = nullptr;
-  std::atomic<int> write_backs{0};         ///< enqueued, not landed
-  std::atomic<std::size_t> landing{0};     ///< their bytes: room that is on its way
+  std::atomic<int> write_backs{0};      ///< enqueued, not landed
+  std::atomic<std::size_t> landing{0};  ///< their bytes: room that is on its way
 };
 
 struct CoherenceEngine::WriteBack {
@@ -279,64 +279,86 @@ void CoherenceEngine::drop_replicas(DataState& d) {
 std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
   Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
-  std::lock_guard list_lock(s.lru_mutex);
-  // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
-  // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
-  // the task waiting for this room) are never taken.
-  // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in
-  // this way, 980 with plain LRU, which writes back the tiles being accumulated to keep the panel
-  // tiles that the next row of updates reads again anyway.)
-  for (int pass = 0; pass < 2; ++pass) {
-    // Room already on its way (earlier write-backs) counts: no more copies than needed.
-    std::size_t landing = s.landing.load();
-    if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
-    std::size_t coming = landing;
-    for (DataState* d = s.head; d;) {
-      DataState* next = d->replicas[space].lru_next;
-      if (d == tl_preparing) {
-        d = next;
-        continue;
-      }
-      std::unique_lock lock(d->mutex, std::try_to_lock);
-      if (!lock.owns_lock()) {  // busy right now: not a victim this time
-        d = next;
-        continue;
-      }
-      Replica& r = d->replicas[space];
-      if (r.block && r.pins == 0 && !r.writing_back) {
-        bool elsewhere = false;
-        for (int o = 0; o < spaces(); ++o)
-          if (o != space && valid(d->replicas[o].state)) elsewhere = true;
-        if (pass == 0 && (!valid(r.state) || elsewhere)) {
-          r.lru_prev ? (void)(r.lru_prev->replicas[space].lru_next = r.lru_next)
-                     : (void)(s.head = r.lru_next);
-          r.lru_next ? (void)(r.lru_next->replicas[space].lru_prev = r.lru_prev)
-                     : (void)(s.tail = r.lru_prev);
-          r.lru_prev = r.lru_next = nullptr;
-          r.in_lru = false;
-          memory(space).free(r.block, d->bytes());
-          r.block = nullptr;
-          r.state = Msi::Invalid;
-          freed += d->bytes();
-          stats_.count_eviction(space);
-          if (trace_) {
-            double now = trace_->now_us();
-            trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
-          }
-          if (freed >= missing) break;
-        } else if (pass == 1 && valid(r.state) && !elsewhere) {
-          start_write_back(*d, space);
-          coming += d->bytes();
-          if (freed + coming >= missing) break;
+  std::vector<WriteBack*> started;
+  std::unique_lock list_lock(s.lru_mutex);
+  try {
+    // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
+    // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
+    // the task waiting for this room) are never taken.
+    // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in
+    // this way, 980 with plain LRU, which writes back the tiles being accumulated to keep the panel
+    // tiles that the next row of updates reads again anyway.)
+    for (int pass = 0; pass < 2; ++pass) {
+      // Room already on its way (earlier write-backs) counts: no more copies than needed.
+      std::size_t landing = s.landing.load();
+      if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
+      std::size_t coming = landing;
+      for (DataState* d = s.head; d;) {
+        DataState* next = d->replicas[space].lru_next;
+        if (d == tl_preparing) {
+          d = next;
+          continue;
         }
+        std::unique_lock lock(d->mutex, std::try_to_lock);
+        if (!lock.owns_lock()) {  // busy right now: not a victim this time
+          d = next;
+          continue;
+        }
+        Replica& r = d->replicas[space];
+        if (r.block && r.pins == 0 && !r.writing_back) {
+          bool elsewhere = false;
+          for (int o = 0; o < spaces(); ++o)
+            if (o != space && valid(d->replicas[o].state)) elsewhere = true;
+          if (pass == 0 && (!valid(r.state) || elsewhere)) {
+            r.lru_prev ? (void)(r.lru_prev->replicas[space].lru_next = r.lru_next)
+                       : (void)(s.head = r.lru_next);
+            r.lru_next ? (void)(r.lru_next->replicas[space].lru_prev = r.lru_prev)
+                       : (void)(s.tail = r.lru_prev);
+            r.lru_prev = r.lru_next = nullptr;
+            r.in_lru = false;
+            memory(space).free(r.block, d->bytes());
+            r.block = nullptr;
+            r.state = Msi::Invalid;
+            freed += d->bytes();
+            stats_.count_eviction(space);
+            if (trace_) {
+              double now = trace_->now_us();
+              trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
+            }
+            if (freed >= missing) break;
+          } else if (pass == 1 && valid(r.state) && !elsewhere) {
+            started.push_back(start_write_back(*d, space));
+            coming += d->bytes();
+            if (freed + coming >= missing) break;
+          }
+        }
+        d = next;
       }
-      d = next;
     }
+  } catch (...) {  // a copy could not be enqueued: those already started must still complete
+    list_lock.unlock();
+    notify_write_backs(space, started);
+    throw;
   }
+  list_lock.unlock();
+  notify_write_backs(space, started);
   return freed;
 }
 
-void CoherenceEngine::start_write_back(DataState& d, int space) {
+void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*>& started) {
+  // Without any lock: a driver may call back at once (PoCL does when the copy is done already),
+  // and the callback takes the data's lock. The data cannot go away meanwhile: unregistering it
+  // waits for its write-back.
+  for (WriteBack* wb : started) {
+    try {
+      drivers_[space - 1]->notify(&CoherenceEngine::on_write_back, wb);
+    } catch (const std::exception&) {
+      on_write_back(wb, "the write-back's completion could not be awaited");  // stays Modified
+    }
+  }
+}
+
+CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int space) {
   Space& s = *spaces_[space - 1];
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
@@ -359,7 +381,7 @@ void CoherenceEngine::start_write_back(DataState& d, int space) {
     std::lock_guard lock(pending_mutex_);
     ++pending_;
   }
-  driver.notify(&CoherenceEngine::on_write_back, wb.release());
+  return wb.release();
 }
 
 void CoherenceEngine::on_write_back(void* user, const char* error) {

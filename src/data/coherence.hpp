@@ -15,9 +15,9 @@
 // once the copy has landed (they are Shared by then), so the caller waits instead of failing.
 #include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "conveyor/runtime.hpp"
@@ -94,7 +94,10 @@ class CoherenceEngine {
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
   std::size_t evict(int space, std::size_t missing);
-  void start_write_back(DataState& d, int space);
+  /// Enqueues the copy home; the caller passes the record to the driver's notify once it holds
+  /// no lock.
+  WriteBack* start_write_back(DataState& d, int space);
+  void notify_write_backs(int space, const std::vector<WriteBack*>& started);
   static void on_write_back(void* user, const char* error);
   // The space's recency list; under the data's lock.
   void touch(DataState& d, int space);

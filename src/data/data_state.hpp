@@ -58,7 +58,7 @@ struct DataState {
   DataState* parent = nullptr;  ///< the matrix a tile belongs to
   std::size_t registry_slot = 0;  ///< position in the runtime's list of registered data
 
-  std::mutex mutex;  ///< guards replicas
+  std::mutex mutex;               ///< guards replicas
   std::condition_variable moved;  ///< a write-back landed (with `mutex`)
   std::vector<Replica> replicas;
   std::uint64_t version = 0;  ///< bumped by every write (guarded by `mutex`)

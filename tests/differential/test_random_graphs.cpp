@@ -157,8 +157,8 @@ std::vector<Config> configurations(std::mt19937_64& rng) {
             c.options.offload = {"op1", "op2"};
             if (std::string(scheduler) != "offload" && rng() % 2) c.options.offload.clear();
             c.name = std::string(to_string(policy)) + "/" + scheduler + "/" +
-                     (c.options.devices.empty() ? "" : "opencl:0+") +
-                     std::to_string(c.emulated) + "emu" + (cpus ? "" : "/no-cpu") +
+                     (c.options.devices.empty() ? "" : "opencl:0+") + std::to_string(c.emulated) +
+                     "emu" + (cpus ? "" : "/no-cpu") +
                      (limit ? "/" + std::to_string(limit) + "B" : "");
             out.push_back(std::move(c));
           }

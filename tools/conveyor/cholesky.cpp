@@ -184,8 +184,8 @@ void print_tables(std::ostream& out, const Report& report) {
   // The seed's table 3 (one device) and table 5 (several): copies by direction; with a device
   // memory smaller than the matrix, the evictions and write-backs (which are D2H copies too).
   out << "\nCopies between host and devices (seed 003 tables 3/5; MB = 1e6 bytes)\n";
-  std::vector<std::string> columns{"precision", "devices", "coherence", "H2D",       "D2H",
-                                   "D2D",       "total copies", "total MB"};
+  std::vector<std::string> columns{"precision", "devices", "coherence",    "H2D",
+                                   "D2H",       "D2D",     "total copies", "total MB"};
   bool memory = false;
   for (const auto& r : rows)
     memory = memory || r["evictions"].get<std::uint64_t>() > 0 ||
@@ -194,7 +194,9 @@ void print_tables(std::ostream& out, const Report& report) {
     columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
   Table copies(columns);
   for (const auto& r : rows) {
-    std::vector<std::string> row{r["precision"], r["devices"], r["coherence"],
+    std::vector<std::string> row{r["precision"],
+                                 r["devices"],
+                                 r["coherence"],
                                  std::to_string(r["h2d_copies"].get<std::uint64_t>()),
                                  std::to_string(r["d2h_copies"].get<std::uint64_t>()),
                                  std::to_string(r["d2d_copies"].get<std::uint64_t>()),
@@ -325,7 +327,8 @@ void add_cholesky_command(CLI::App& app) {
       "  conveyor cholesky --n 512 --block 16 --devices cpu,opencl:0 --coherence naive,coherent\n"
       "      gemm offloaded, 32 x 32 tiles: the seed's table 3 (1425 vs 19840 copies)\n"
       "  conveyor cholesky --devices cpu,cuda:0 --offload gemm --cpus 4 --trace t.json\n"
-      "  conveyor cholesky --n 4096 --block 256 --devices cpu,opencl:0 --device-memory 8MiB --check\n"
+      "  conveyor cholesky --n 4096 --block 256 --devices cpu,opencl:0 --device-memory 8MiB "
+      "--check\n"
       "      out of core: a 128 MiB matrix through 8 MiB of device memory\n"
       "  conveyor plot t.json -o gantt.png                           the timeline\n"
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "

@@ -55,7 +55,7 @@ inline std::string runtime_device_name(const ::testing::TestParamInfo<std::strin
 
 }  // namespace conveyor::test
 
-#define CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(Suite)                                     \
+#define CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(Suite)                                    \
   INSTANTIATE_TEST_SUITE_P(Devices, Suite,                                                \
-                           ::testing::ValuesIn(::conveyor::test::runtime_test_devices()),   \
+                           ::testing::ValuesIn(::conveyor::test::runtime_test_devices()), \
                            ::conveyor::test::runtime_device_name)

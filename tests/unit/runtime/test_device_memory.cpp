@@ -108,9 +108,9 @@ TEST_P(DeviceMemoryCache, TaskLargerThanTheDeviceFailsAloneAndLosesNothing) {
   Data da = rt->register_vector(a.data(), n, "a");
   Data db = rt->register_vector(b.data(), n, "b");
   Codelet add_one = test::add_one_codelet(), acc = test::accumulate_codelet();
-  rt->submit(add_one, {{da, Access::ReadWrite}});            // a Modified on the device
+  rt->submit(add_one, {{da, Access::ReadWrite}});  // a Modified on the device
   rt->submit(acc, {{da, Access::Read}, {db, Access::ReadWrite}}, 0, "too big");
-  rt->submit(add_one, {{db, Access::ReadWrite}});            // depends on it: not run
+  rt->submit(add_one, {{db, Access::ReadWrite}});  // depends on it: not run
   try {
     rt->wait_all();
     FAIL() << "wait_all did not throw";
