@@ -76,6 +76,13 @@ struct RuntimeOptions {
   /// for that, so graphs larger than the device run. Only a task whose own buffers exceed it
   /// fails. Lower it to emulate a smaller device (`--device-memory` on the CLI).
   std::uint64_t device_memory_limit = 0;
+  /// Early write-back: when a device task that wrote a data ends and no task submitted so far
+  /// uses the data again, its host copy is brought up to date at once on the device-to-host link
+  /// (asynchronously, while kernels run), so that wait_all does not end with a serial tail of
+  /// copies. The device replica stays valid. Off by default: when the program submits more work
+  /// on that data later, the copy was not needed, so copy counts can grow (never with the whole
+  /// graph submitted before it runs, as the seed's Cholesky does).
+  bool early_write_back = false;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
 };

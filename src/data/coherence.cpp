@@ -12,6 +12,14 @@ namespace {
 // mutex the thread already owns is undefined).
 thread_local const DataState* tl_preparing = nullptr;
 
+// Whether a copy home of the data is in flight from any space. Another one must not start then:
+// a stale copy (its replica rewritten meanwhile elsewhere) could land after the fresh one.
+bool writing_back(const DataState& d) {
+  for (const auto& r : d.replicas)
+    if (r.writing_back) return true;
+  return false;
+}
+
 struct Preparing {
   explicit Preparing(const DataState& d) { tl_preparing = &d; }
   ~Preparing() { tl_preparing = nullptr; }
@@ -35,6 +43,9 @@ struct CoherenceEngine::WriteBack {
   DataState* data = nullptr;
   int space = 0;
   std::size_t bytes = 0;
+  bool evicting = false;  ///< to make room (counted in Space::landing), else early
+  runtime::HostRegion home;
+  const void* block = nullptr;
   double start_us = 0;
 };
 
@@ -326,8 +337,8 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
               trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
             }
             if (freed >= missing) break;
-          } else if (pass == 1 && valid(r.state) && !elsewhere) {
-            started.push_back(start_write_back(*d, space));
+          } else if (pass == 1 && valid(r.state) && !elsewhere && !writing_back(*d)) {
+            started.push_back(start_write_back(*d, space, true));
             coming += d->bytes();
             if (freed + coming >= missing) break;
           }
@@ -349,39 +360,55 @@ void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*
   // Without any lock: a driver may call back at once (PoCL does when the copy is done already),
   // and the callback takes the data's lock. The data cannot go away meanwhile: unregistering it
   // waits for its write-back.
+  // Only this driver thread enqueues on the lane, so nothing reaches the block in between.
+  runtime::DeviceDriver& driver = *drivers_[space - 1];
   for (WriteBack* wb : started) {
     try {
-      drivers_[space - 1]->notify(&CoherenceEngine::on_write_back, wb);
+      // On the lane, behind the kernels already enqueued (one of them may have written it).
+      driver.enqueue_d2h(wb->home, wb->block);
+      driver.notify(&CoherenceEngine::on_write_back, wb);
     } catch (const std::exception&) {
-      on_write_back(wb, "the write-back's completion could not be awaited");  // stays Modified
+      on_write_back(wb, "the write-back could not be enqueued");  // the replica stays Modified
     }
   }
 }
 
-CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int space) {
+CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int space,
+                                                              bool evicting) {
   Space& s = *spaces_[space - 1];
   Replica& r = d.replicas[space];
-  runtime::DeviceDriver& driver = *drivers_[space - 1];
   auto wb = std::make_unique<WriteBack>();
   wb->engine = this;
   wb->data = &d;
   wb->space = space;
   wb->bytes = d.bytes();
+  wb->evicting = evicting;
+  wb->home = d.host_region();
+  wb->block = r.block;
   wb->start_us = trace_ ? trace_->now_us() : 0;
-  // On the lane, behind the kernels already enqueued (one of them may be what wrote it last);
-  // the block stays until the copy has landed.
-  driver.enqueue_d2h(d.host_region(), r.block);
+  // From here the block stays and host users wait until the copy has landed.
   r.writing_back = true;
   r.write_back_version = d.version;
   stats_.count_copy(space, kHostSpace, d.bytes());
-  stats_.count_write_back(space, d.bytes());
+  if (evicting) {
+    stats_.count_write_back(space, d.bytes());
+    s.landing.fetch_add(d.bytes());
+  }
   s.write_backs.fetch_add(1);
-  s.landing.fetch_add(d.bytes());
   {
     std::lock_guard lock(pending_mutex_);
     ++pending_;
   }
   return wb.release();
+}
+
+CoherenceEngine::WriteBack* CoherenceEngine::begin_early_write_back(DataState& d, int space) {
+  std::lock_guard lock(d.mutex);
+  Replica& r = d.replicas[space];
+  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 ||
+      writing_back(d))
+    return nullptr;
+  return start_write_back(d, space, false);
 }
 
 void CoherenceEngine::on_write_back(void* user, const char* error) {
@@ -402,9 +429,9 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
     d.moved.notify_all();
   }
   if (self.trace_)
-    self.trace_->add(wb->space + 1, runtime::kD2hTid, "write-back", "memory", wb->start_us,
-                     self.trace_->now_us());
-  s.landing.fetch_sub(wb->bytes);
+    self.trace_->add(wb->space + 1, runtime::kD2hTid, wb->evicting ? "write-back" : "early write-back",
+                     "memory", wb->start_us, self.trace_->now_us());
+  if (wb->evicting) s.landing.fetch_sub(wb->bytes);
   s.write_backs.fetch_sub(1);
   if (self.wake_) self.wake_(wb->space);
   std::lock_guard lock(self.pending_mutex_);

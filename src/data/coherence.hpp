@@ -79,6 +79,14 @@ class CoherenceEngine {
   /// Unregister: host up to date, device blocks back to the allocation caches.
   void drop_replicas(DataState& d);
 
+  /// Early write-back (RuntimeOptions::early_write_back), in two steps. Driver thread of `space`,
+  /// under the runtime's graph lock (so that the data cannot be unregistered meanwhile): when the
+  /// replica there is Modified and unused, marks it as being written home (from then on
+  /// unregistering waits for the copy) and returns the record, else nullptr. Then, with no lock
+  /// held, notify_write_backs enqueues the copies; the replica stays (Shared once landed).
+  struct WriteBack;
+  WriteBack* begin_early_write_back(DataState& d, int space);
+  void notify_write_backs(int space, const std::vector<WriteBack*>& started);
   /// Write-backs enqueued on `space`'s lane that have not landed yet.
   int write_backs_in_flight(int space) const;
   /// Called (from any thread, no lock held) when memory may have come free in `space` without a
@@ -90,14 +98,12 @@ class CoherenceEngine {
 
  private:
   struct Space;
-  struct WriteBack;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
   std::size_t evict(int space, std::size_t missing);
-  /// Enqueues the copy home; the caller passes the record to the driver's notify once it holds
-  /// no lock.
-  WriteBack* start_write_back(DataState& d, int space);
-  void notify_write_backs(int space, const std::vector<WriteBack*>& started);
+  /// Under the data's lock: marks the replica as being written home and returns the record;
+  /// notify_write_backs enqueues the copy and its completion once no lock is held.
+  WriteBack* start_write_back(DataState& d, int space, bool evicting);
   static void on_write_back(void* user, const char* error);
   // The space's recency list; under the data's lock.
   void touch(DataState& d, int space);

@@ -612,6 +612,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
 void Runtime::Impl::device_loop(Worker& w) {
   const int capacity = options_.device_tasks_in_flight;
   std::vector<Slot*> done;
+  std::vector<detail::CoherenceEngine::WriteBack*> early;
   std::unique_lock lock(mutex_);
   for (;;) {
     if (!w.completed.empty()) {
@@ -620,9 +621,11 @@ void Runtime::Impl::device_loop(Worker& w) {
       for (Slot* s : done) finish_device(w, s);
       collect_timings(w, done);
       lock.lock();
+      early.clear();
       for (Slot* s : done) {
         bool ok = s->error.empty();
         if (!ok) record_failure(s->task, w.driver->id(), s->error);
+        if (ok && options_.early_write_back) find_early_write_backs(w, *s->task, early);
         complete(s->task, !ok);
         s->task = nullptr;
         s->error.clear();
@@ -632,6 +635,11 @@ void Runtime::Impl::device_loop(Worker& w) {
         if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
       }
       done.clear();
+      if (!early.empty()) {
+        lock.unlock();
+        coherence_->notify_write_backs(w.desc.space, early);
+        lock.lock();
+      }
       continue;
     }
     // The waiting task first: it holds part of its buffers; a new task would compete for room.
@@ -667,6 +675,17 @@ void Runtime::Impl::device_loop(Worker& w) {
     w.idle = w.in_flight < capacity;
     w.cv.wait(lock);
     w.idle = false;
+  }
+}
+
+void Runtime::Impl::find_early_write_backs(
+    Worker& w, const Task& t, std::vector<detail::CoherenceEngine::WriteBack*>& out) {
+  // Under mutex_: the graph says whether a task submitted after this one uses the data (it is
+  // still its last writer, or a later task reads or writes it).
+  for (const auto& a : t.accesses) {
+    const detail::DataState& d = *a.data;
+    if (!writes(a.mode) || d.last_writer != &t || !d.readers.empty()) continue;
+    if (auto* wb = coherence_->begin_early_write_back(*a.data, w.desc.space)) out.push_back(wb);
   }
 }
 

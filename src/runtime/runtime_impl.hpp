@@ -101,6 +101,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// fit now (those made resident stay pinned, w.prepared says how many); call again later.
   Launch launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
+  /// Under mutex_, before complete(t): the data `t` wrote that no later task uses, marked for an
+  /// early write-back (RuntimeOptions::early_write_back) to be enqueued once the lock is released.
+  void find_early_write_backs(Worker& w, const runtime::Task& t,
+                              std::vector<detail::CoherenceEngine::WriteBack*>& out);
   static void on_device_done(void* user, const char* error);
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.

@@ -145,6 +145,7 @@ std::vector<Config> configurations(std::mt19937_64& rng) {
             c.options.device_memory_limit = limit;
             c.options.device_tasks_in_flight = 1 + static_cast<int>(rng() % 4);
             c.options.device_copy = rng() % 2 ? DeviceCopy::PeerCopy : DeviceCopy::HostStaged;
+            c.options.early_write_back = rng() % 2;
             if (devices == 0) c.emulated = 2;  // two devices: device-to-device movement
             if (devices == 1) {
               if (!opencl) continue;
@@ -159,7 +160,8 @@ std::vector<Config> configurations(std::mt19937_64& rng) {
             c.name = std::string(to_string(policy)) + "/" + scheduler + "/" +
                      (c.options.devices.empty() ? "" : "opencl:0+") + std::to_string(c.emulated) +
                      "emu" + (cpus ? "" : "/no-cpu") +
-                     (limit ? "/" + std::to_string(limit) + "B" : "");
+                     (limit ? "/" + std::to_string(limit) + "B" : "") +
+                     (c.options.early_write_back ? "/early" : "");
             out.push_back(std::move(c));
           }
   return out;

@@ -1,8 +1,11 @@
 #pragma once
 // Small integer codelets with an implementation for every device kind the runtime tests run on:
-// CPU, "cuda" (the emulated device runs them on host pointers; a real CUDA device is not given
-// these, see device_kind_ok), and OpenCL (kernels built from source by the driver).
+// CPU, "cuda" (the emulated device runs them on host pointers; tests skip real CUDA devices), and
+// OpenCL (kernels built from source by the driver). The runtime tests' binary is also built
+// without OpenCL (the sanitizer presets), so the two OpenCL calls are looked up in the process,
+// where the OpenCL backend has loaded them whenever an OpenCL device exists.
 #include <CL/cl.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <string>
@@ -23,11 +26,24 @@ __kernel void accumulate(__global const int* x, __global int* y, uint n) {
 }
 )CL";
 
+template <typename Fn>
+Fn* cl_entry(const char* name) {
+  void* f = dlsym(RTLD_DEFAULT, name);
+  if (!f) throw DeviceError(std::string(name) + " not found in the process");
+  return reinterpret_cast<Fn*>(f);
+}
+
+inline void set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value) {
+  static auto* fn = cl_entry<decltype(clSetKernelArg)>("clSetKernelArg");
+  if (fn(k, i, size, value) != CL_SUCCESS) throw DeviceError("clSetKernelArg failed");
+}
+
 inline void enqueue_1d(const TaskContext& t, std::size_t n) {
+  static auto* fn = cl_entry<decltype(clEnqueueNDRangeKernel)>("clEnqueueNDRangeKernel");
   auto k = static_cast<cl_kernel>(t.opencl_kernel());
   std::size_t global = n;
-  cl_int err = clEnqueueNDRangeKernel(static_cast<cl_command_queue>(t.opencl_queue()), k, 1,
-                                      nullptr, &global, nullptr, 0, nullptr, nullptr);
+  cl_int err = fn(static_cast<cl_command_queue>(t.opencl_queue()), k, 1, nullptr, &global, nullptr,
+                  0, nullptr, nullptr);
   if (err != CL_SUCCESS) throw DeviceError("clEnqueueNDRangeKernel failed");
 }
 
@@ -43,8 +59,8 @@ inline Codelet add_one_codelet(const std::string& name = "add_one") {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0));
     cl_uint n = static_cast<cl_uint>(t.buffer(0).rows);
-    clSetKernelArg(k, 0, sizeof x, &x);
-    clSetKernelArg(k, 1, sizeof n, &n);
+    set_arg(k, 0, sizeof x, &x);
+    set_arg(k, 1, sizeof n, &n);
     enqueue_1d(t, n);
   });
   return c;
@@ -61,9 +77,9 @@ inline Codelet accumulate_codelet(const std::string& name = "accumulate") {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0)), y = static_cast<cl_mem>(t.opencl_mem(1));
     cl_uint n = static_cast<cl_uint>(t.buffer(0).rows);
-    clSetKernelArg(k, 0, sizeof x, &x);
-    clSetKernelArg(k, 1, sizeof y, &y);
-    clSetKernelArg(k, 2, sizeof n, &n);
+    set_arg(k, 0, sizeof x, &x);
+    set_arg(k, 1, sizeof y, &y);
+    set_arg(k, 2, sizeof n, &n);
     enqueue_1d(t, n);
   });
   return c;
