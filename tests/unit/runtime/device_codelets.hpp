@@ -20,6 +20,10 @@ __kernel void add_one(__global int* x, uint n) {
   uint i = get_global_id(0);
   if (i < n) x[i] += 1;
 }
+__kernel void scale(__global int* x, uint n) {
+  uint i = get_global_id(0);
+  if (i < n) x[i] *= 2;
+}
 __kernel void accumulate(__global const int* x, __global int* y, uint n) {
   uint i = get_global_id(0);
   if (i < n) y[i] += x[i];
@@ -59,6 +63,26 @@ inline Codelet add_one_codelet(const std::string& name = "add_one") {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0));
     cl_uint n = static_cast<cl_uint>(t.buffer(0).rows);
+    set_arg(k, 0, sizeof x, &x);
+    set_arg(k, 1, sizeof n, &n);
+    enqueue_1d(t, n);
+  });
+  return c;
+}
+
+/// x *= 2 on an int vector or matrix (buffer 0, ReadWrite; host: with its leading dimension).
+inline Codelet scale_codelet(const std::string& name = "scale") {
+  Codelet c(name);
+  auto host = [](const TaskContext& t) {
+    const Buffer& b = t.buffer(0);
+    for (std::size_t j = 0; j < b.cols; ++j)
+      for (std::size_t i = 0; i < b.rows; ++i) t.data<int>(0)[i + j * b.ld] *= 2;
+  };
+  c.cpu(host).cuda(host);
+  c.opencl({.source = kIntKernels, .kernel = "scale"}, [](const TaskContext& t) {
+    auto k = static_cast<cl_kernel>(t.opencl_kernel());
+    cl_mem x = static_cast<cl_mem>(t.opencl_mem(0));
+    cl_uint n = static_cast<cl_uint>(t.buffer(0).rows * t.buffer(0).cols);  // contiguous there
     set_arg(k, 0, sizeof x, &x);
     set_arg(k, 1, sizeof n, &n);
     enqueue_1d(t, n);
