@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl_kernels.hpp"
@@ -103,10 +105,12 @@ void validate(const RunConfig& c) {
       throw UsageError("cholesky: no codelet has an implementation for " + id +
                        " (this build lacks its kernels)");
     if (info.kind == DeviceKind::OpenCL) {
-      if (c.precision == Precision::Double && !info.details.value("fp64", false))
+      auto details = nlohmann::json::parse(info.details, nullptr, /*allow_exceptions=*/false);
+      if (!details.is_object()) details = nlohmann::json::object();
+      if (c.precision == Precision::Double && !details.value("fp64", false))
         throw UsageError("cholesky: " + id +
                          " has no double precision (cl_khr_fp64); use --precision s");
-      auto max_group = info.details.value("max_work_group_size", std::size_t{0});
+      auto max_group = details.value("max_work_group_size", std::size_t{0});
       if (max_group != 0 && max_group < static_cast<std::size_t>(kOpenclGemmGroupSize))
         throw UsageError("cholesky: " + id + " allows work-groups of " + std::to_string(max_group) +
                          " work-items; the OpenCL gemm needs " +

@@ -3,12 +3,11 @@
 /// toolkit is found and register at run time; a backend without a usable driver simply has no
 /// devices.
 ///
-///   for (auto& d : conveyor::all_devices()) std::cout << d->info().id << " " << d->info().name <<
-///   "\n"; auto gpu = conveyor::find_device("cuda:0");  // throws UsageError listing the devices
-///   that exist
+///   for (auto& d : conveyor::all_devices())
+///     std::cout << d->info().id << " " << d->info().name << "\n";
+///   auto gpu = conveyor::find_device("cuda:0");  // throws UsageError naming the devices present
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,17 +25,13 @@ struct DeviceInfo {
   std::uint64_t memory_bytes = 0;  ///< memory the device can address (host RAM for the CPU)
   double peak_gbs = 0;             ///< theoretical memory bandwidth in GB/s (1e9 B/s); 0 = unknown
   int compute_units = 0;           ///< cores, SMs or OpenCL compute units
-  nlohmann::json details =
-      nlohmann::json::object();  ///< backend-specific facts for `conveyor devices`
+  /// Backend-specific facts for `conveyor devices`, as the text of a JSON object.
+  std::string details = "{}";
 };
 
 class StreamArrays;
 struct StreamConfig;
 class ProbeTarget;
-namespace runtime {
-class DeviceDriver;
-struct DriverConfig;
-}  // namespace runtime
 class DeviceStream;
 struct DeviceStreamConfig;
 
@@ -51,9 +46,6 @@ class Device {
   virtual std::unique_ptr<StreamArrays> make_stream_arrays(const StreamConfig& config) = 0;
   /// The offload-cost probes of seed 004 for this device.
   virtual std::unique_ptr<ProbeTarget> make_probe_target() = 0;
-  /// The task runtime's driver for this device (src/runtime/device_driver.hpp); throws UsageError
-  /// when the backend has none (the CPU is driven by the runtime's own workers).
-  virtual std::unique_ptr<runtime::DeviceDriver> make_driver(const runtime::DriverConfig& config);
   /// A staged stream of host arrays through this device (pipeline.hpp). The default throws
   /// UsageError: the backend has none.
   virtual std::unique_ptr<DeviceStream> make_device_stream(const DeviceStreamConfig& config);

@@ -242,6 +242,9 @@ class Runtime {
 
   RuntimeStats stats() const;
   void reset_stats();
+  /// Seconds since the runtime started; on a simulated platform, virtual seconds (what the
+  /// modelled machine would have taken).
+  double seconds() const;
 
   /// Names of the workers: "cpu worker 0", ..., "opencl:0 worker".
   std::vector<std::string> workers() const;

@@ -4,11 +4,13 @@
 
 namespace conveyor {
 
-std::unique_ptr<runtime::DeviceDriver> Device::make_driver(const runtime::DriverConfig&) {
-  throw UsageError("device '" + info_.id + "' cannot run runtime tasks (no driver in its backend)");
-}
-
 namespace runtime {
+
+std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config) {
+  if (auto* source = dynamic_cast<DriverSource*>(&device)) return source->make_driver(config);
+  throw UsageError("device '" + device.info().id +
+                   "' cannot run runtime tasks (no driver in its backend)");
+}
 
 void DeviceDriver::enqueue_peer(void*, const DeviceDriver& src_driver, const void*, std::size_t) {
   throw Error(id() + ": no peer copy from " + src_driver.id());

@@ -2,12 +2,13 @@
 // What the task runtime needs from a device backend: memory, one in-order lane of asynchronous
 // work (copies and kernels) driven by the device's driver thread, a completion notification that
 // does not poll, and a synchronous copy out for other threads. Backends implement it under
-// src/backends/<name>/ and hand it out through Device::make_driver; shared code never names a
+// src/backends/<name>/ and hand it out through DriverSource::make_driver; shared code never names a
 // backend. This layer sits below src/data and src/runtime, which both use it; it includes
 // neither.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "device/codelet_impl.hpp"
 
 namespace conveyor::runtime {
+
+class VirtualClock;
 
 struct DriverConfig {
   bool trace = false;       ///< keep timings of every lane operation (copies and tasks)
@@ -85,8 +88,25 @@ class DeviceDriver {
   /// order.
   virtual void drain_trace(std::vector<TimedOp>& out) = 0;
 
+  /// A simulated device's clock: the runtime then runs in virtual time (all its devices must share
+  /// it). Null for real devices.
+  virtual VirtualClock* virtual_clock() { return nullptr; }
+
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;
 };
+
+/// Implemented by the Device classes of backends that have a runtime driver (beside Device).
+class DriverSource {
+ public:
+  virtual std::unique_ptr<DeviceDriver> make_driver(const DriverConfig& config) = 0;
+
+ protected:
+  ~DriverSource() = default;
+};
+
+/// The runtime's driver for `device`; throws UsageError when its backend has none (the CPU is
+/// driven by the runtime's own workers).
+std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config);
 
 }  // namespace conveyor::runtime

@@ -7,8 +7,15 @@
 
 #include "build_info.hpp"
 #include "conveyor/error.hpp"
+#include "device/virtual_clock.hpp"
 
 namespace conveyor::runtime {
+
+double Trace::now_us() const {
+  if (clock_) return clock_->now_s() * 1e6;
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - epoch_)
+      .count();
+}
 
 void Trace::name_process(int pid, std::string name) {
   std::lock_guard lock(mutex_);

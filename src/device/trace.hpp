@@ -11,19 +11,20 @@
 
 namespace conveyor::runtime {
 
+class VirtualClock;
+
 class Trace {
  public:
-  explicit Trace(std::chrono::steady_clock::time_point epoch) : epoch_(epoch) {}
+  /// Times are microseconds since `epoch`, or on `clock` (a simulated platform) when given.
+  explicit Trace(std::chrono::steady_clock::time_point epoch, const VirtualClock* clock = nullptr)
+      : epoch_(epoch), clock_(clock) {}
 
   void name_process(int pid, std::string name);
   void name_track(int pid, int tid, std::string name);
   /// A complete event; times in microseconds since the epoch.
   void add(int pid, int tid, std::string_view name, std::string_view cat, double start_us,
            double end_us);
-  double now_us() const {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - epoch_)
-        .count();
-  }
+  double now_us() const;
   /// Writes {"traceEvents": [...], "displayTimeUnit": "ms", ...}; throws Error when it cannot.
   void write(const std::string& path, const std::string& command) const;
 
@@ -38,6 +39,7 @@ class Trace {
     std::string name;
   };
   std::chrono::steady_clock::time_point epoch_;
+  const VirtualClock* clock_;
   mutable std::mutex mutex_;
   std::vector<Event> events_;
   std::vector<Track> processes_, tracks_;

@@ -11,6 +11,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "plan.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::probe {
 namespace {
@@ -124,7 +125,7 @@ void probe_apps(const std::vector<std::shared_ptr<Device>>& devices, const Plan&
   {
     if (options.progress) options.progress("cpu: matmul and md5 (the reference)");
     auto cpu = find_device("cpu");
-    const auto& details = cpu->info().details;
+    const auto details = device_details(cpu->info());
     if (details.contains("probe_matmul"))
       out.notes.push_back("cpu matmul: " + details["probe_matmul"].get<std::string>());
     auto target = cpu->make_probe_target();  // released before the devices run

@@ -9,6 +9,7 @@
 #include "conveyor/probe.hpp"
 #include "conveyor/units.hpp"
 #include "plan.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor {
 namespace probe {
@@ -44,7 +45,7 @@ namespace {
 std::uint64_t device_limit(const Device& device) {
   std::uint64_t limit = UINT64_MAX;
   if (device.info().memory_bytes > 0) limit = device.info().memory_bytes / 8;
-  const auto& details = device.info().details;
+  const auto details = device_details(device.info());
   if (details.contains("max_alloc_bytes") && details["max_alloc_bytes"].is_number_unsigned())
     limit = std::min(limit, details["max_alloc_bytes"].get<std::uint64_t>());
   return limit;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "conveyor/error.hpp"
 #include "data/data_state.hpp"
 #include "device/codelet_impl.hpp"
@@ -196,6 +198,7 @@ HostAccess Runtime::acquire(const Data& data, Access mode) {
 }
 RuntimeStats Runtime::stats() const { return impl_->stats(); }
 void Runtime::reset_stats() { impl_->reset_stats(); }
+double Runtime::seconds() const { return impl_->now_s(); }
 std::vector<std::string> Runtime::workers() const { return impl_->workers(); }
 const RuntimeOptions& Runtime::options() const { return impl_->options(); }
 void Runtime::write_trace(const std::string& path) const { impl_->write_trace(path); }

@@ -40,7 +40,7 @@ std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
   for (const auto& id : wanted) {
     for (const auto& d : drivers)
       if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
-    drivers.push_back(find_device(id)->make_driver(config));
+    drivers.push_back(runtime::make_driver(*find_device(id), config));
   }
   return drivers;
 }
@@ -59,7 +59,16 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                epoch_};
   drivers_ = open_devices(options_.devices, config);
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
-  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_);
+  for (auto& d : drivers_) {
+    runtime::VirtualClock* c = d->virtual_clock();
+    if (d == drivers_.front())
+      clock_ = c;
+    else if (c != clock_)
+      throw UsageError(fmt::format(
+          "device '{}': a simulated platform's devices cannot be mixed with other devices",
+          d->id()));
+  }
+  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
 
   std::vector<std::string> spaces{"host"};
   std::vector<runtime::DeviceDriver*> raw;
@@ -111,6 +120,7 @@ Runtime::Impl::Impl(RuntimeOptions options,
     std::lock_guard lock(mutex_);
     Worker& w = *workers_[first_device + space - 1];
     ++w.memory_events;
+    rouse(w.asleep);
     w.cv.notify_one();
   });
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
@@ -135,6 +145,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
 }
 
 void Runtime::Impl::start_workers() {
+  // The user's thread and every worker run until they first wait.
+  if (clock_) clock_->running(1 + static_cast<int>(workers_.size()));
   for (auto& w : workers_) {
     Worker* raw = w.get();
     raw->thread = std::thread([this, raw] {
@@ -149,7 +161,7 @@ void Runtime::Impl::start_workers() {
 Runtime::Impl::~Impl() {
   {
     std::unique_lock lock(mutex_);
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   for (auto& d : registered()) {
     try {
@@ -162,7 +174,10 @@ Runtime::Impl::~Impl() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
-    for (auto& w : workers_) w->cv.notify_all();
+    for (auto& w : workers_) {
+      rouse(w->asleep);
+      w->cv.notify_all();
+    }
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
@@ -373,7 +388,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
 void Runtime::Impl::make_ready(Task* t) {
   if (t->kind == Task::Kind::Acquire) {
     t->granted = true;
-    done_cv_.notify_all();
+    notify_user();
     return;
   }
   if (t->cancelled) {
@@ -389,6 +404,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
     Worker& w = *workers_[p.worker];
     if (w.idle) {
       w.idle = false;
+      rouse(w.asleep);
       w.cv.notify_one();
     }
     return;
@@ -396,6 +412,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
   for (auto& w : workers_)
     if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
       w->idle = false;
+      rouse(w->asleep);
       w->cv.notify_one();
       return;
     }
@@ -424,7 +441,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
       if (--s->pending == 0) {
         if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
-          done_cv_.notify_all();
+          notify_user();
         } else if (s->cancelled) {
           ++cancelled_;
           ready_stack_.push_back(s);
@@ -440,7 +457,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     failed = false;  // only the first task failed; the others are cancelled
   }
-  if (finished_ == submitted_) done_cv_.notify_all();
+  if (finished_ == submitted_) notify_user();
 }
 
 void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
@@ -459,7 +476,7 @@ void Runtime::Impl::wait_all() {
     std::unique_lock lock(mutex_);
     if (open_acquires_ > 0)
       throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
-    done_cv_.wait(lock, [&] { return finished_ == submitted_; });
+    wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
   std::lock_guard lock(mutex_);
@@ -491,7 +508,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     ++open_acquires_;
     add_dependencies(t);
     if (t->pending == 0) t->granted = true;
-    done_cv_.wait(lock, [&] { return t->granted; });
+    wait_user(lock, [&] { return t->granted; });
   }
   try {
     coherence_->prepare_host(d, mode);
@@ -508,7 +525,7 @@ void Runtime::Impl::release(Task* t) {
   complete(t, false);
   --open_acquires_;
   pool_.put(t);
-  done_cv_.notify_all();
+  notify_user();
 }
 
 // ---- workers ----------------------------------------------------------------------------------
@@ -525,7 +542,9 @@ void Runtime::Impl::cpu_loop(Worker& w) {
     if (!t) {
       if (stop_) break;
       w.idle = true;
+      doze(w.asleep);
       w.cv.wait(lock);
+      rouse(w.asleep);
       w.idle = false;
       continue;
     }
@@ -555,6 +574,10 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
                                 {t->args.data(), t->args_bytes});
     TaskContextAccess::allow_defer(ctx, this, t);
     if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
+    if (clock_) {
+      run_modelled_cpu(w, t, ctx);
+      return Ran::Done;
+    }
     t->codelet->fn(DeviceKind::Cpu)(ctx);
     if (TaskContextAccess::deferred(ctx)) {
       // Its end (and the commit of what it writes) comes through finish_deferred, maybe already.
@@ -584,6 +607,22 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   return Ran::Done;
 }
 
+void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
+  if (!clock_->cpu_task_seconds)
+    throw UsageError("the simulated platform has no model for CPU tasks");
+  double start = clock_->now_s();
+  double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
+  if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
+  clock_->sleep_for(seconds);
+  for (const auto& a : t->accesses)
+    if (writes(a.mode)) coherence_->commit_host_write(*a.data);
+  w.busy_seconds += seconds;
+  t->exec_seconds = seconds;
+  if (trace_)
+    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
+                clock_->now_s() * 1e6);
+}
+
 void Runtime::Impl::finish_deferred(void* task, const char* error) noexcept {
   auto* t = static_cast<Task*>(task);
   std::string failure = error ? error : "";
@@ -606,6 +645,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
   Impl* self = slot->impl;
   std::lock_guard lock(self->mutex_);
   slot->worker->completed.push_back(slot);
+  self->rouse(slot->worker->asleep);
   slot->worker->cv.notify_one();
 }
 
@@ -632,7 +672,7 @@ void Runtime::Impl::device_loop(Worker& w) {
         w.free_slots.push_back(s);
         ++w.tasks;
         ++tasks_run_;
-        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+        if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       done.clear();
       if (!early.empty()) {
@@ -646,7 +686,7 @@ void Runtime::Impl::device_loop(Worker& w) {
     Task* t = w.waiting;
     if (!t && w.in_flight < capacity) {
       t = scheduler_->pop(w.index);
-      if (t && w.in_flight++ == 0) w.busy_since = std::chrono::steady_clock::now();
+      if (t && w.in_flight++ == 0) w.busy_since = now_s();
     }
     if (t) {
       std::uint64_t events = w.memory_events;
@@ -656,7 +696,7 @@ void Runtime::Impl::device_loop(Worker& w) {
       w.waiting = launched == Launch::Blocked ? t : nullptr;
       if (launched == Launch::Failed) {
         complete(t, true);
-        if (--w.in_flight == 0) w.busy_seconds += seconds_since(w.busy_since);
+        if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       if (launched != Launch::Blocked) continue;
       if (!w.completed.empty() || w.memory_events != events) continue;  // room came meanwhile
@@ -665,15 +705,19 @@ void Runtime::Impl::device_loop(Worker& w) {
       // a peer copy's source): look again shortly rather than fail.
       bool others = w.in_flight > 1 || coherence_->write_backs_in_flight(w.desc.space) > 0;
       w.idle = false;
+      doze(w.asleep);
       if (others)
         w.cv.wait(lock);
       else
         w.cv.wait_for(lock, std::chrono::milliseconds(1));
+      rouse(w.asleep);
       continue;
     }
     if (stop_ && w.in_flight == 0) break;
     w.idle = w.in_flight < capacity;
+    doze(w.asleep);
     w.cv.wait(lock);
+    rouse(w.asleep);
     w.idle = false;
   }
 }
@@ -772,6 +816,45 @@ void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
     trace_->add(w.desc.space + 1, tid, name, op.kind == K::Task ? "task" : "transfer", op.start_us,
                 op.end_us);
   }
+}
+
+// ---- time and the virtual clock's thread accounting ------------------------------------------
+
+double Runtime::Impl::now_s() const { return clock_ ? clock_->now_s() : seconds_since(epoch_); }
+
+void Runtime::Impl::doze(bool& asleep) {
+  if (asleep) return;
+  asleep = true;
+  if (clock_) clock_->running(-1);
+}
+
+void Runtime::Impl::rouse(bool& asleep) {
+  if (!asleep) return;
+  asleep = false;
+  if (clock_) clock_->running(+1);
+}
+
+template <typename Pred>
+void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
+  bool asleep = false;
+  while (!ready()) {
+    if (!asleep) user_sleepers_.push_back(&asleep);
+    doze(asleep);
+    done_cv_.wait(lock);
+    if (asleep) {  // woken by no one (spurious): stays registered
+      continue;
+    }
+  }
+  if (asleep) {
+    user_sleepers_.erase(std::find(user_sleepers_.begin(), user_sleepers_.end(), &asleep));
+    rouse(asleep);
+  }
+}
+
+void Runtime::Impl::notify_user() {
+  for (bool* asleep : user_sleepers_) rouse(*asleep);
+  user_sleepers_.clear();
+  done_cv_.notify_all();
 }
 
 // ---- reporting --------------------------------------------------------------------------------

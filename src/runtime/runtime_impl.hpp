@@ -19,6 +19,7 @@
 #include "device/codelet_impl.hpp"
 #include "device/driver.hpp"
 #include "device/trace.hpp"
+#include "device/virtual_clock.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
 
@@ -47,6 +48,8 @@ class Runtime::Impl final : public detail::CompletionSink {
 
   RuntimeStats stats() const;
   void reset_stats();
+  /// Seconds since the runtime started: virtual on a simulated platform.
+  double now_s() const;
   std::vector<std::string> workers() const;
   const RuntimeOptions& options() const { return options_; }
   void write_trace(const std::string& path) const;
@@ -67,7 +70,8 @@ class Runtime::Impl final : public detail::CompletionSink {
     int cpu = -1;                             // OS CPU it is pinned to
     std::thread thread;
     std::condition_variable cv;
-    bool idle = false;
+    bool idle = false;    // waiting for a task it could take (wake() looks for these)
+    bool asleep = false;  // waiting on cv at all (virtual-time accounting: rouse / doze)
     TaskContext context;
     std::uint64_t tasks = 0;
     double busy_seconds = 0;
@@ -76,7 +80,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<Slot*> completed;
     std::vector<std::unique_ptr<Slot>> slots;
     std::vector<Slot*> free_slots;
-    std::chrono::steady_clock::time_point busy_since{};
+    double busy_since = 0;  // now_s() when in_flight became 1
     std::vector<runtime::TimedOp> timed;
     // Memory-aware dispatch (driver thread, except memory_events: mutex_). The task whose
     // buffers did not fit waits here, keeping the replicas it has already made resident (pinned),
@@ -94,6 +98,8 @@ class Runtime::Impl final : public detail::CompletionSink {
   enum class Ran { Done, Failed, Deferred };
   /// Runs a CPU task; Failed has been recorded; Deferred ends through finish_deferred.
   Ran run_cpu(Worker& w, runtime::Task* t);
+  /// On a simulated platform: the CPU task's modelled time passes on the virtual clock.
+  void run_modelled_cpu(Worker& w, runtime::Task* t, TaskContext& ctx);
   /// A deferred CPU task ended (Completion::done / fail), from any thread.
   void finish_deferred(void* task, const char* error) noexcept override;
   enum class Launch { Started, Failed, Blocked };
@@ -109,6 +115,16 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.
   void collect_timings(Worker& w, const std::vector<Slot*>& done);
+
+  // Thread accounting for the virtual clock (no-ops without one), under mutex_: a thread about to
+  // wait dozes; whoever makes it runnable rouses it first, so the clock never jumps while a woken
+  // thread has yet to run. Both are idempotent through the flag.
+  void doze(bool& asleep);
+  void rouse(bool& asleep);
+  /// Waits on done_cv_ until `ready()`, as a dozing user thread.
+  template <typename Pred>
+  void wait_user(std::unique_lock<std::mutex>& lock, Pred ready);
+  void notify_user();
 
   // Under mutex_.
   void add_dependencies(runtime::Task* t);
@@ -127,13 +143,15 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<runtime::Trace> trace_;
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
+  runtime::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;
   std::map<void*, runtime::DeviceDriver*> pinned_;  // pin_host ranges and who pinned them
 
   mutable std::mutex mutex_;
-  std::condition_variable done_cv_;  // all tasks finished / an acquire granted
+  std::condition_variable done_cv_;   // all tasks finished / an acquire granted
+  std::vector<bool*> user_sleepers_;  // user threads dozing on done_cv_
   std::unique_ptr<runtime::Scheduler> scheduler_;
   runtime::TaskPool pool_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -11,6 +11,7 @@
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
 #include "stream/gold.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor {
 namespace {
@@ -24,10 +25,11 @@ constexpr double kMinSeconds = 1e-9;
 std::uint64_t device_llc_bytes(const Device& device) {
   const DeviceInfo& info = device.info();
   if (info.kind == DeviceKind::Cpu) return host_topology().llc_total_bytes;
-  if (info.details.contains("l2_bytes") && info.details["l2_bytes"].is_number())
-    return info.details["l2_bytes"].get<std::uint64_t>();
-  if (info.details.contains("device_type") && info.details["device_type"].is_string() &&
-      info.details["device_type"].get<std::string>().find("CPU") != std::string::npos)
+  const auto details = device_details(info);
+  if (details.contains("l2_bytes") && details["l2_bytes"].is_number())
+    return details["l2_bytes"].get<std::uint64_t>();
+  if (details.contains("device_type") && details["device_type"].is_string() &&
+      details["device_type"].get<std::string>().find("CPU") != std::string::npos)
     return host_topology().llc_total_bytes;
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -87,7 +88,7 @@ void add_devices_command(CLI::App& app) {
                          {"memory_bytes", info.memory_bytes},
                          {"peak_gbs", info.peak_gbs},
                          {"compute_units", info.compute_units},
-                         {"details", info.details}});
+                         {"details", device_details(info)}});
     }
     nlohmann::json numa = nlohmann::json::array();
     for (const auto& node : host_topology().numa_nodes) numa.push_back(numa_record(node));

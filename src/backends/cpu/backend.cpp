@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include "conveyor/topology.hpp"
 #include "cpu_device.hpp"
 #include "sgemm.hpp"
@@ -13,13 +15,15 @@ CpuDevice::CpuDevice() {
   info_.platform = "host (" + t.source + ")";
   info_.memory_bytes = t.memory_bytes;
   info_.compute_units = static_cast<int>(t.cores.size());
-  info_.details = {{"packages", t.packages},
-                   {"cores", t.cores.size()},
-                   {"llc_level", t.llc_level},
-                   {"llc_bytes", t.llc_bytes},
-                   {"llc_total_bytes", t.llc_total_bytes},
-                   {"numa_nodes", t.numa_nodes.size()},
-                   {"probe_matmul", sgemm_name()}};
+  info_.details = nlohmann::json{
+      {"packages", t.packages},
+      {"cores", t.cores.size()},
+      {"llc_level", t.llc_level},
+      {"llc_bytes", t.llc_bytes},
+      {"llc_total_bytes", t.llc_total_bytes},
+      {"numa_nodes", t.numa_nodes.size()},
+      {"probe_matmul",
+       sgemm_name()}}.dump();
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // old for this runtime is not an error: the backend then has no devices and says why in status().
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "check.hpp"
@@ -47,16 +48,18 @@ CudaDevice::CudaDevice(int ordinal) : ordinal_(ordinal) {
   info_.compute_units = prop.multiProcessorCount;
   // Double data rate: two transfers per memory clock, bus_bits / 8 bytes each.
   info_.peak_gbs = 2.0 * memory_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-  info_.details = {{"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
-                   {"pci_bus_id", bus_id},
-                   {"copy_engines", prop.asyncEngineCount},
-                   {"l2_bytes", prop.l2CacheSize},
-                   {"concurrent_managed_access", prop.concurrentManagedAccess != 0},
-                   {"can_map_host_memory", prop.canMapHostMemory != 0},
-                   {"ecc_enabled", prop.ECCEnabled != 0},
-                   {"sm_clock_mhz", sm_clock_khz / 1000},
-                   {"memory_clock_mhz", memory_clock_khz / 1000},
-                   {"memory_bus_bits", bus_bits}};
+  info_.details = nlohmann::json{
+      {"compute_capability", fmt::format("{}.{}", prop.major, prop.minor)},
+      {"pci_bus_id", bus_id},
+      {"copy_engines", prop.asyncEngineCount},
+      {"l2_bytes", prop.l2CacheSize},
+      {"concurrent_managed_access", prop.concurrentManagedAccess != 0},
+      {"can_map_host_memory", prop.canMapHostMemory != 0},
+      {"ecc_enabled", prop.ECCEnabled != 0},
+      {"sm_clock_mhz", sm_clock_khz / 1000},
+      {"memory_clock_mhz", memory_clock_khz / 1000},
+      {"memory_bus_bits",
+       bus_bits}}.dump();
 }
 
 namespace {

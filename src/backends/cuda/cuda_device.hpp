@@ -2,10 +2,11 @@
 // One CUDA device as a Conveyor device. Its facts are read without creating a context, so listing
 // devices stays cheap; memory is touched only by the STREAM arrays and probe targets it makes.
 #include "conveyor/device.hpp"
+#include "device/driver.hpp"
 
 namespace conveyor::cuda {
 
-class CudaDevice final : public Device {
+class CudaDevice final : public Device, public runtime::DriverSource {
  public:
   /// Reads the properties of runtime device `ordinal`; throws DeviceError when the driver refuses.
   explicit CudaDevice(int ordinal);

@@ -2,6 +2,7 @@
 // platform order. A machine without a platform (no ICD installed) simply has no OpenCL devices.
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "opencl_device.hpp"
@@ -43,24 +44,26 @@ DeviceInfo describe(const DeviceFacts& f, const std::string& platform_name,
   info.memory_bytes = f.global_mem_bytes;
   info.compute_units = static_cast<int>(f.compute_units);
   info.peak_gbs = 0;  // OpenCL has no portable query for memory bandwidth
-  info.details = {
-      {"device_type", type_name(f.type)},
-      {"vendor", device_string(f.device, CL_DEVICE_VENDOR)},
-      {"device_version", device_string(f.device, CL_DEVICE_VERSION)},
-      {"opencl_c_version", device_string(f.device, CL_DEVICE_OPENCL_C_VERSION)},
-      {"driver_version", device_string(f.device, CL_DRIVER_VERSION)},
-      {"platform_version", platform_version},
-      {"max_alloc_bytes", f.max_alloc_bytes},
-      {"local_mem_bytes", f.local_mem_bytes},
-      {"max_work_group_size", f.max_work_group},
-      {"max_clock_mhz", device_info_or<cl_uint>(f.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0)},
-      {"fp64", f.fp64},
-      {"svm",
-       {{"coarse_grain_buffer", (f.svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0},
-        {"fine_grain_buffer", (f.svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0},
-        {"fine_grain_system", (f.svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0},
-        {"atomics", (f.svm & CL_DEVICE_SVM_ATOMICS) != 0}}},
-  };
+  info.details =
+      nlohmann::json{
+          {"device_type", type_name(f.type)},
+          {"vendor", device_string(f.device, CL_DEVICE_VENDOR)},
+          {"device_version", device_string(f.device, CL_DEVICE_VERSION)},
+          {"opencl_c_version", device_string(f.device, CL_DEVICE_OPENCL_C_VERSION)},
+          {"driver_version", device_string(f.device, CL_DRIVER_VERSION)},
+          {"platform_version", platform_version},
+          {"max_alloc_bytes", f.max_alloc_bytes},
+          {"local_mem_bytes", f.local_mem_bytes},
+          {"max_work_group_size", f.max_work_group},
+          {"max_clock_mhz", device_info_or<cl_uint>(f.device, CL_DEVICE_MAX_CLOCK_FREQUENCY, 0)},
+          {"fp64", f.fp64},
+          {"svm",
+           {{"coarse_grain_buffer", (f.svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0},
+            {"fine_grain_buffer", (f.svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0},
+            {"fine_grain_system", (f.svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0},
+            {"atomics", (f.svm & CL_DEVICE_SVM_ATOMICS) != 0}}},
+      }
+          .dump();
   return info;
 }
 

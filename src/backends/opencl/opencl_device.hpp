@@ -6,10 +6,11 @@
 
 #include "context.hpp"
 #include "conveyor/device.hpp"
+#include "device/driver.hpp"
 
 namespace conveyor::opencl {
 
-class OpenCLDevice final : public Device {
+class OpenCLDevice final : public Device, public runtime::DriverSource {
  public:
   OpenCLDevice(DeviceFacts facts, DeviceInfo info);
 

@@ -14,6 +14,7 @@
 #include "cholesky/opencl_kernels.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
@@ -50,7 +51,7 @@ class DeviceTileKernels : public test::PerDevice {
   void check_gemm() {
     Precision p = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
     if (p == Precision::Double && device().info().kind == DeviceKind::OpenCL &&
-        !device().info().details.value("fp64", false))
+        !device_details(device().info()).value("fp64", false))
       GTEST_SKIP() << "no cl_khr_fp64";
     auto rt = device_runtime({"gemm"});
     CholeskyCodelets codelets(p);

@@ -6,6 +6,7 @@
 
 #include "conveyor/error.hpp"
 #include "cuda_test_support.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -29,7 +30,7 @@ TEST(CudaBackend, HasDevicesOrSaysWhyNot) {
     EXPECT_GT(info.peak_gbs, 0);
     for (const char* key : {"compute_capability", "pci_bus_id", "copy_engines", "l2_bytes",
                             "concurrent_managed_access", "sm_clock_mhz"})
-      EXPECT_TRUE(info.details.contains(key)) << key;
+      EXPECT_TRUE(device_details(info).contains(key)) << key;
   }
 }
 

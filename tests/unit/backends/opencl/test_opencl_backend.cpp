@@ -4,6 +4,7 @@
 
 #include "backends/opencl/cl_error.hpp"
 #include "unit/backends/opencl/opencl_fixture.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -55,7 +56,7 @@ TEST_F(OpenCLDevices, AreNumberedInOrderAndDescribed) {
       EXPECT_GT(info.compute_units, 0);
       for (const char* key : {"device_type", "opencl_c_version", "max_alloc_bytes",
                               "local_mem_bytes", "fp64", "svm", "driver_version"})
-        EXPECT_TRUE(info.details.contains(key)) << key;
+        EXPECT_TRUE(device_details(info).contains(key)) << key;
       EXPECT_EQ(find_device(info.id), d);
     }
   }

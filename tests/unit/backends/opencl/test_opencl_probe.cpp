@@ -8,6 +8,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
 #include "unit/backends/opencl/opencl_fixture.hpp"
+#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {
@@ -34,7 +35,7 @@ TEST_F(OpenCLProbe, OffersTheModelsTheDeviceSupports) {
   auto models = target_->memory_models();
   for (MemoryModel m : {MemoryModel::Pageable, MemoryModel::Pinned, MemoryModel::Mapped})
     EXPECT_NE(std::find(models.begin(), models.end(), m), models.end());
-  bool svm = device().info().details["svm"]["coarse_grain_buffer"].get<bool>();
+  bool svm = device_details(device().info())["svm"]["coarse_grain_buffer"].get<bool>();
   EXPECT_EQ(std::find(models.begin(), models.end(), MemoryModel::Svm) != models.end(), svm);
   EXPECT_EQ(std::find(models.begin(), models.end(), MemoryModel::Host), models.end());
 }
@@ -102,7 +103,7 @@ TEST_F(OpenCLProbe, DispatchTimesArePositive) {
 TEST_F(OpenCLProbe, RefusesBadRequests) {
   EXPECT_THROW(target_->dispatch_enqueue(0), UsageError);
   EXPECT_THROW(target_->transfer(Direction::HostToDevice, MemoryModel::Pageable, 0), UsageError);
-  std::size_t too_big = device().info().details["max_alloc_bytes"].get<std::size_t>() + 1;
+  std::size_t too_big = device_details(device().info())["max_alloc_bytes"].get<std::size_t>() + 1;
   EXPECT_THROW(target_->transfer(Direction::HostToDevice, MemoryModel::Pageable, too_big),
                UsageError);
   EXPECT_THROW(target_->transfer(Direction::DeviceToDevice, MemoryModel::Pinned, 4096), UsageError);

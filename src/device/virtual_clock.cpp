@@ -1,0 +1,93 @@
+#include "device/virtual_clock.hpp"
+
+#include <algorithm>
+
+namespace conveyor::runtime {
+
+VirtualClock::VirtualClock() : thread_([this] { loop(); }) {}
+
+VirtualClock::~VirtualClock() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+double VirtualClock::now_s() const {
+  std::lock_guard lock(mutex_);
+  return now_s_;
+}
+
+void VirtualClock::at(double time_s, std::function<void()> fn) {
+  {
+    std::lock_guard lock(mutex_);
+    events_.push({std::max(time_s, now_s_), seq_++, std::move(fn)});
+  }
+  cv_.notify_all();
+}
+
+void VirtualClock::after(double seconds, std::function<void()> fn) {
+  std::unique_lock lock(mutex_);
+  double when = now_s_ + std::max(seconds, 0.0);
+  lock.unlock();
+  at(when, std::move(fn));
+}
+
+void VirtualClock::sleep_for(double seconds) {
+  std::mutex m;
+  std::condition_variable woken;
+  bool done = false;
+  after(seconds, [&] {
+    running(+1);  // counted before it runs again
+    std::lock_guard lock(m);
+    done = true;
+    woken.notify_one();
+  });
+  running(-1);
+  std::unique_lock lock(m);
+  woken.wait(lock, [&] { return done; });
+}
+
+void VirtualClock::running(int delta) {
+  bool idle = false;
+  {
+    std::lock_guard lock(mutex_);
+    running_ += delta;
+    idle = running_ == 0;
+  }
+  if (idle) cv_.notify_all();
+}
+
+int VirtualClock::running_threads() const {
+  std::lock_guard lock(mutex_);
+  return running_;
+}
+
+std::uint64_t VirtualClock::events_fired() const {
+  std::lock_guard lock(mutex_);
+  return fired_;
+}
+
+void VirtualClock::loop() {
+  std::vector<std::function<void()>> batch;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || (running_ <= 0 && !events_.empty()); });
+    if (stop_) return;
+    // Nothing runs: jump to the earliest event and fire everything due then, in order.
+    now_s_ = events_.top().time_s;
+    while (!events_.empty() && events_.top().time_s <= now_s_) {
+      batch.push_back(std::move(const_cast<Event&>(events_.top()).fn));
+      events_.pop();
+    }
+    fired_ += batch.size();
+    lock.unlock();
+    for (auto& fn : batch) fn();
+    batch.clear();
+    lock.lock();
+  }
+}
+
+}  // namespace conveyor::runtime
