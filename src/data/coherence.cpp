@@ -190,19 +190,28 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
 
 // ---- device side ------------------------------------------------------------------------------
 
-void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, int* peer_source) {
+bool CoherenceEngine::reserve_on_device(DataState& d, int space) {
+  std::unique_lock lock(d.mutex);
+  Replica& r = d.replicas[space];
+  if (!r.block) {
+    Preparing preparing(d);
+    void* block = memory(space).allocate(d.bytes(), d.describe());
+    if (!block) return false;  // full of replicas in use: the caller waits and asks again
+    r.block = block;
+  }
+  touch(d, space);
+  ++r.pins;
+  return true;
+}
+
+void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
+                                         bool reserved) {
+  if (!reserved && !reserve_on_device(d, space)) return nullptr;
   *peer_source = 0;
   std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
-  if (!r.block) {
-    Preparing preparing(d);
-    void* block = memory(space).allocate(d.bytes(), d.describe());
-    if (!block) return nullptr;  // full of replicas in use: the caller waits and asks again
-    r.block = block;
-  }
-  touch(d, space);
   if (need_copy) {
     if (!valid(d.replicas[kHostSpace].state)) {
       int src = -1;
@@ -218,7 +227,6 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, i
         ++d.replicas[src].pins;
         *peer_source = src;
         r.state = Msi::Shared;
-        ++r.pins;
         return r.block;
       }
       fetch_to_host_locked(d, lock);  // host-staged: device -> host now, host -> device below
@@ -228,7 +236,6 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, i
     r.state = Msi::Shared;
     d.replicas[kHostSpace].state = Msi::Shared;
   }
-  ++r.pins;
   return r.block;
 }
 

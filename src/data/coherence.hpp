@@ -54,14 +54,21 @@ class CoherenceEngine {
   /// data over at once (host Modified), so that no eviction writes into memory the task writes.
   void prepare_host(DataState& d, Access mode);
 
-  /// Driver thread of `space`, before launching a task: a replica there that the task can use with
-  /// `mode` (copied in on the lane when the task reads it), pinned until unpin. Returns its block,
-  /// or nullptr when device memory is full of replicas in use now (nothing changed then, but
-  /// evictions may have started): call again after a completion or a write-back (set_wake).
-  /// When the copy comes straight from another device's replica, that one is pinned too and its
-  /// space is stored in `*peer_source` (unpin it there when the task ends), else 0.
-  /// Throws DeviceError when the data alone exceeds the device.
-  void* prepare_on_device(DataState& d, int space, Access mode, int* peer_source);
+  /// Driver thread of `space`, before launching a task, for each of its data first: a block there
+  /// (allocated if needed, evicting others), pinned until unpin. False when device memory is full
+  /// of replicas in use now (nothing changed then, but evictions may have started): call again
+  /// after a completion or a write-back (set_wake). Throws DeviceError when the data alone exceeds
+  /// the device. Reserving every buffer before copying any means that a task waiting for room
+  /// holds no peer copy's source on another device (two devices' waiting tasks could hold each
+  /// other's room otherwise).
+  bool reserve_on_device(DataState& d, int space);
+  /// Then, for each access: makes the reserved replica usable with `mode` (copied in on the lane
+  /// when the task reads it) and returns its block. When the copy comes straight from another
+  /// device's replica, that one is pinned too and its space is stored in `*peer_source` (unpin it
+  /// with unpin_peer_source when the task ends), else 0. Without `reserved`, reserves first
+  /// (returns nullptr when that fails).
+  void* prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
+                          bool reserved = false);
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
   /// A task no longer uses the replica in `space` (any thread).

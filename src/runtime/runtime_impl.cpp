@@ -758,13 +758,16 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
             t->accesses.size(), t->accesses.size() == 1 ? "" : "s", format_bytes(need),
             w.driver->id(), format_bytes(limit)));
     }
-    for (; w.prepared < t->accesses.size(); ++w.prepared) {
-      const TaskAccess& a = t->accesses[w.prepared];
+    // Room for every buffer first (the task may wait here, holding what it has), then the copies.
+    for (; w.prepared < t->accesses.size(); ++w.prepared)
+      if (!coherence_->reserve_on_device(*t->accesses[w.prepared].data, space))
+        return Launch::Blocked;
+    for (std::size_t i = 0; i < t->accesses.size(); ++i) {
+      const TaskAccess& a = t->accesses[i];
       int peer_source = 0;
-      void* block = coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source);
-      if (!block) return Launch::Blocked;
+      void* block = coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source, true);
       if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
-      buffers[w.prepared] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
+      buffers[i] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
     detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
                                         t->id, {t->args.data(), t->args_bytes});

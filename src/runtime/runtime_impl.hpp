@@ -87,7 +87,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     // until completions or write-backs make room; no other task starts meanwhile, so the two
     // cannot keep evicting each other's buffers.
     runtime::Task* waiting = nullptr;
-    std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) resident
+    std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) reserved
     std::vector<std::pair<detail::DataState*, int>> peer_pins;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
   };
