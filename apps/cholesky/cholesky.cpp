@@ -92,12 +92,39 @@ void add_implementations(CholeskyCodelets& c) {
 
 }  // namespace
 
-CholeskyCodelets::CholeskyCodelets(Precision p)
+double potrf_flops(const TaskContext& t) {
+  double n = static_cast<double>(t.buffer(0).rows);
+  return n * n * n / 3.0;
+}
+double trsm_flops(const TaskContext& t) {
+  const Buffer& b = t.buffer(1);
+  return static_cast<double>(b.rows) * static_cast<double>(b.cols) * static_cast<double>(b.cols);
+}
+double syrk_flops(const TaskContext& t) {
+  double n = static_cast<double>(t.buffer(1).rows);
+  return n * n * static_cast<double>(t.buffer(0).cols);
+}
+double gemm_flops(const TaskContext& t) {
+  const Buffer &a = t.buffer(0), &g = t.buffer(2);
+  return 2.0 * static_cast<double>(g.rows) * static_cast<double>(g.cols) *
+         static_cast<double>(a.cols);
+}
+
+CholeskyCodelets::CholeskyCodelets(Precision p, bool simulated)
     : precision(p), potrf("potrf"), trsm("trsm"), syrk("syrk"), gemm("gemm") {
   if (p == Precision::Single)
     add_implementations<float>(*this);
   else
     add_implementations<double>(*this);
+  potrf.flops(potrf_flops);
+  trsm.flops(trsm_flops);
+  syrk.flops(syrk_flops);
+  gemm.flops(gemm_flops);
+  if (simulated && !cuda_kernels_available())
+    for (Codelet* c : {&potrf, &trsm, &syrk, &gemm})
+      c->cuda([](const TaskContext&) {
+        throw Error("cholesky: this build has no CUDA kernels (only simulated devices take them)");
+      });
 }
 
 const Codelet* CholeskyCodelets::find(std::string_view name) const {
@@ -183,7 +210,7 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
   auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * nt)]; };
   Factorization f;
   f.tiles = nt;
-  std::chrono::steady_clock::time_point start;
+  double start = 0;
   try {
     for (int j = 0; j < nt; ++j)
       for (int i = j; i < nt; ++i)
@@ -204,7 +231,7 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
         ++square;
     }
     rt.reset_stats();
-    start = std::chrono::steady_clock::now();
+    start = rt.seconds();  // virtual time on a simulated platform
     submit_tasks(rt, codelets, nt, tile, f, square);
     rt.wait_all();
   } catch (...) {
@@ -217,7 +244,7 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
     }
     throw;
   }
-  f.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  f.time_s = rt.seconds() - start;
   for (auto& d : tiles)
     if (d.registered()) rt.unregister(d);
   f.stats = rt.stats();  // after unregister, so that any final write-back is counted too

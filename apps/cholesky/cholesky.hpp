@@ -43,7 +43,10 @@ bool is_codelet_name(std::string_view name);
 /// The four codelets for one precision: CPU implementations always; CUDA ones (cuBLAS/cuSOLVER)
 /// when built with CUDA; an OpenCL one for gemm when built with OpenCL.
 struct CholeskyCodelets {
-  explicit CholeskyCodelets(Precision precision);
+  /// `simulated`: every codelet also gets a CUDA implementation when the build has none, so that
+  /// a simulated platform's devices (CUDA kind, docs/simulation.md) can be given any of them; it
+  /// is never called there (a simulated device models the task, or runs the CPU implementation).
+  explicit CholeskyCodelets(Precision precision, bool simulated = false);
   Precision precision;
   Codelet potrf, trsm, syrk, gemm;
   const Codelet* find(std::string_view name) const;
@@ -51,12 +54,20 @@ struct CholeskyCodelets {
 
 /// What one factorisation did.
 struct Factorization {
-  double time_s = 0;  ///< from the first submit until wait_all returned
+  double time_s = 0;  ///< from the first submit until wait_all returned (Runtime::seconds: virtual
+                      ///< on a simulated platform)
   int tiles = 0;      ///< tiles per side (the last row/column may be narrower)
   std::uint64_t potrf_tasks = 0, trsm_tasks = 0, syrk_tasks = 0, gemm_tasks = 0;
   RuntimeStats stats;  ///< copies and worker counts of this factorisation alone
   std::uint64_t total_tasks() const { return potrf_tasks + trsm_tasks + syrk_tasks + gemm_tasks; }
 };
+
+/// Work of each codelet's task from its buffers (potrf n^3/3, trsm m n^2, syrk n^2 k, gemm 2 m n k),
+/// set as the codelets' flops functions: simulated platforms and cost models use it.
+double potrf_flops(const TaskContext& t);
+double trsm_flops(const TaskContext& t);
+double syrk_flops(const TaskContext& t);
+double gemm_flops(const TaskContext& t);
 
 /// Factorises the n x n column-major matrix at `a` (leading dimension `ld`) in place: L ends in the
 /// lower triangle, the strict upper triangle is left as it was. Tiles are `block` x `block` (the

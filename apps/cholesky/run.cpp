@@ -1,11 +1,13 @@
 #include "cholesky/run.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
@@ -26,6 +28,42 @@ bool has_device_of_kind(const RunConfig& c, DeviceKind kind) {
   return false;
 }
 
+// A simulated platform that runs no kernels never reads or writes the matrix (the runtime only
+// passes tile addresses around), so a 32768 x 32768 matrix needs no 8 GiB: its address range is
+// reserved, not backed (PROT_NONE: a stray access faults instead of reading garbage).
+template <typename T>
+class HostMatrix {
+ public:
+  HostMatrix(std::size_t elements, bool backed) : bytes_(elements * sizeof(T)) {
+    if (backed) {
+      storage_.resize(elements);
+      data_ = storage_.data();
+      return;
+    }
+    void* p = mmap(nullptr, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw Error("cholesky: cannot reserve address space for the matrix");
+    data_ = static_cast<T*>(p);
+    reserved_ = true;
+  }
+  ~HostMatrix() {
+    if (reserved_) munmap(data_, bytes_);
+  }
+  HostMatrix(const HostMatrix&) = delete;
+  HostMatrix& operator=(const HostMatrix&) = delete;
+  T* data() { return data_; }
+  bool backed() const { return !reserved_; }
+
+ private:
+  std::size_t bytes_;
+  std::vector<T> storage_;
+  T* data_ = nullptr;
+  bool reserved_ = false;
+};
+
+bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
+// Whether the run touches the matrix: a real run, or a simulated one that runs the kernels.
+bool touches_matrix(const RunConfig& c) { return !simulated(c) || c.runtime.platform_run_kernels; }
+
 template <typename T>
 RunResult run_typed(const RunConfig& c) {
   RunResult result;
@@ -35,19 +73,22 @@ RunResult run_typed(const RunConfig& c) {
 
   // Declared before the runtime so that it outlives it (the runtime writes back into it at the
   // end), but allocated after: the runtime rejects a bad scheduler before the memory is taken.
-  std::vector<T> a;
+  std::unique_ptr<HostMatrix<T>> a;
   RuntimeOptions options = c.runtime;
   options.trace = !c.trace.empty();
   Runtime rt(options);
   result.workers = rt.workers();
 
-  SpdMatrix spd(c.n);
-  a.resize(static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n));
+  // The generator precomputes O(n^2) row sums: only for a matrix that is filled.
+  std::unique_ptr<SpdMatrix> spd;
+  if (touches_matrix(c)) spd = std::make_unique<SpdMatrix>(c.n);
+  a = std::make_unique<HostMatrix<T>>(static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n),
+                                      touches_matrix(c));
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
-  rt.pin_host(a.data(), a.size() * sizeof(T));
-  CholeskyCodelets codelets(c.precision);
+  if (!simulated(c)) rt.pin_host(a->data(), static_cast<std::size_t>(c.n) * c.n * sizeof(T));
+  CholeskyCodelets codelets(c.precision, simulated(c));
 
-  if (c.warmup) {
+  if (c.warmup && !simulated(c)) {  // a simulation has no programs to build or caches to warm
     // Three tiles per side is the smallest matrix with a task of every kind.
     int wb = std::min(c.block, 64);
     int wn = 3 * wb;
@@ -58,8 +99,8 @@ RunResult run_typed(const RunConfig& c) {
   }
 
   for (int r = 0; r < c.repeat; ++r) {
-    spd.fill(a.data(), c.n);
-    Factorization f = factorize(rt, codelets, a.data(), c.n, c.n, c.block);
+    if (spd) spd->fill(a->data(), c.n);
+    Factorization f = factorize(rt, codelets, a->data(), c.n, c.n, c.block);
     result.times_s.push_back(f.time_s);
     if (r == 0 || f.time_s < result.best.time_s) result.best = f;
   }
@@ -73,7 +114,7 @@ RunResult run_typed(const RunConfig& c) {
   result.residual_bound = residual_bound<T>(c.n);
   if (c.check) {
     result.checked = true;
-    result.residual = cholesky_residual(spd, a.data(), c.n);
+    result.residual = cholesky_residual(*spd, a->data(), c.n);
   }
   return result;
 }
@@ -90,8 +131,14 @@ void validate(const RunConfig& c) {
     if (!is_codelet_name(name))
       throw UsageError("cholesky: unknown codelet '" + name +
                        "' in --offload (codelets: potrf, trsm, syrk, gemm)");
-  if (c.runtime.cpus == 0 && c.runtime.devices.empty())
+  if (simulated(c)) {
+    if (!c.runtime.devices.empty())
+      throw UsageError("cholesky: --platform brings its own devices; leave out --devices");
+    if (c.check && !c.runtime.platform_run_kernels)
+      throw UsageError("cholesky: --check on a simulated platform needs --sim-run-kernels");
+  } else if (c.runtime.cpus == 0 && c.runtime.devices.empty()) {
     throw UsageError("cholesky: no workers: --devices lists neither cpu nor a device");
+  }
 
   CholeskyCodelets codelets(c.precision);
   for (const auto& id : c.runtime.devices) {
@@ -128,7 +175,7 @@ void validate(const RunConfig& c) {
                        ": no listed device has an implementation of it (OpenCL has gemm only; CUDA "
                        "has all four)");
   }
-  if (c.runtime.cpus == 0)
+  if (c.runtime.cpus == 0 && !simulated(c))
     for (const char* name : kCodeletNames) {
       bool runnable = false;
       for (const auto& id : c.runtime.devices)
@@ -138,6 +185,7 @@ void validate(const RunConfig& c) {
                          name + " (add cpu, or a CUDA device)");
     }
 
+  if (!touches_matrix(c)) return;  // no memory needed (HostMatrix reserves addresses only)
   double bytes = static_cast<double>(c.n) * c.n * static_cast<double>(element_bytes(c.precision));
   // The check keeps a double-precision copy of L.
   double need = bytes + (c.check ? static_cast<double>(c.n) * c.n * sizeof(double) : 0.0);

@@ -42,14 +42,19 @@ enum class Coherence {
 /// How data moves from one device to another.
 enum class DeviceCopy {
   HostStaged,  ///< device -> host -> device (default; counts a D2H and an H2D)
-  PeerCopy     ///< a direct device-to-device copy where the backend supports it (CUDA), else staged
+  PeerCopy,    ///< a direct device-to-device copy where the backend supports it (CUDA), else staged
+  /// Where peer-copy would copy from a peer, the task uses the peer's replica in place: the kernel
+  /// reads and writes it over the link (seed 003 method 1); no copy is made or counted. Simulated
+  /// platforms model it; real CUDA devices would need cudaDeviceEnablePeerAccess, which the CUDA
+  /// driver does not call yet, so they peer-copy instead.
+  PeerDirect
 };
 
 std::string_view to_string(Coherence c);
 std::string_view to_string(DeviceCopy c);
 /// "naive" / "coherent"; throws UsageError otherwise.
 Coherence parse_coherence(std::string_view text);
-/// "host-staged" / "peer-copy"; throws UsageError otherwise.
+/// "host-staged" / "peer-copy" / "peer-direct"; throws UsageError otherwise.
 DeviceCopy parse_device_copy(std::string_view text);
 
 struct RuntimeOptions {
@@ -85,6 +90,15 @@ struct RuntimeOptions {
   bool early_write_back = false;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
+  /// A simulated platform file (docs/simulation.md): its devices replace `devices`, and the runtime
+  /// runs in virtual time on its models; Runtime::seconds() is then the simulated time.
+  std::string platform;
+  /// How many of the platform's devices to use (the first ones); 0 = all.
+  int platform_devices = 0;
+  /// Also run the tasks (CPU implementations, on the host and for the simulated devices) and the
+  /// copies, for correctness checks on small cases; otherwise no task function runs and no data
+  /// is touched.
+  bool platform_run_kernels = false;
 };
 
 /// Copies over one link (an ordered pair of memory spaces).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "conveyor/error.hpp"
@@ -190,25 +191,37 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
 
 // ---- device side ------------------------------------------------------------------------------
 
-bool CoherenceEngine::reserve_on_device(DataState& d, int space) {
+int CoherenceEngine::reserve_on_device(DataState& d, int space, Access mode) {
   std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
+  bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
+  if (need_copy && device_copy_ == DeviceCopy::PeerDirect) {
+    // peer-direct: the task uses a peer's valid replica in place (pinned there); nothing is copied
+    // or counted, the kernel reads (and writes) it over the link.
+    if (int src = peer_direct_source(d, space); src > 0) {
+      ++d.replicas[src].pins;
+      r.direct_from.push_back(src);
+      return src;
+    }
+  }
   if (!r.block) {
     Preparing preparing(d);
     void* block = memory(space).allocate(d.bytes(), d.describe());
-    if (!block) return false;  // full of replicas in use: the caller waits and asks again
+    if (!block) return kNoRoom;  // full of replicas in use: the caller waits and asks again
     r.block = block;
   }
   touch(d, space);
   ++r.pins;
-  return true;
+  return kLocal;
 }
 
 void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
-                                         bool reserved) {
-  if (!reserved && !reserve_on_device(d, space)) return nullptr;
+                                         int reservation) {
   *peer_source = 0;
+  if (reservation == kNotReserved) reservation = reserve_on_device(d, space, mode);
+  if (reservation == kNoRoom) return nullptr;
   std::unique_lock lock(d.mutex);
+  if (reservation > 0) return d.replicas[reservation].block;  // peer-direct
   Replica& r = d.replicas[space];
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
@@ -220,7 +233,7 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, i
             (src < 0 || d.replicas[s].state == Msi::Modified))
           src = s;
       if (src < 0) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
-      if (device_copy_ == DeviceCopy::PeerCopy && driver.can_peer_from(*drivers_[src - 1])) {
+      if (device_copy_ != DeviceCopy::HostStaged && driver.can_peer_from(*drivers_[src - 1])) {
         driver.enqueue_peer(r.block, *drivers_[src - 1], d.replicas[src].block, d.bytes());
         stats_.count_copy(src, space, d.bytes());
         // The source must outlive the copy on this lane: pinned until the task ends.
@@ -254,8 +267,11 @@ void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
     return;
   }
   if (writes(mode)) {
+    // peer-direct: the task wrote the peer's replica in place (the only direct user of the data
+    // now: a writer waits for every earlier reader).
+    int target = r.direct_from.empty() ? space : r.direct_from.back();
     for (auto& other : d.replicas) other.state = Msi::Invalid;
-    r.state = Msi::Modified;
+    d.replicas[target].state = Msi::Modified;
   }
 }
 
@@ -272,11 +288,50 @@ std::size_t CoherenceEngine::bytes_missing(DataState& d, int space, Access mode)
 
 void CoherenceEngine::unpin(DataState& d, int space) {
   std::lock_guard lock(d.mutex);
-  --d.replicas[space].pins;
+  Replica& r = d.replicas[space];
+  // While peer-direct readers of the data are in flight on `space`, its own replica is invalid
+  // and cannot be in use (validating it takes a write, which waits for those readers).
+  if (!r.direct_from.empty()) {
+    --d.replicas[r.direct_from.back()].pins;
+    r.direct_from.pop_back();
+    return;
+  }
+  --r.pins;
+}
+
+int CoherenceEngine::peer_direct_source(DataState& d, int space) const {
+  // Only where peer-copy would copy from a peer: with the host valid, a peer's replica may still
+  // be arriving on that peer's lane (it is marked valid when enqueued), so the host supplies it.
+  if (policy_ == Coherence::Naive || valid(d.replicas[space].state) ||
+      valid(d.replicas[kHostSpace].state))
+    return -1;
+  int src = -1;
+  for (int s = 1; s < spaces(); ++s)
+    if (s != space && valid(d.replicas[s].state) &&
+        drivers_[space - 1]->can_read_peer(*drivers_[s - 1]) &&
+        (src < 0 || d.replicas[s].state == Msi::Modified))
+      src = s;
+  return src;
+}
+
+void CoherenceEngine::unpin(DataState& d, int space, int reservation) {
+  if (reservation <= 0) {
+    std::lock_guard lock(d.mutex);
+    --d.replicas[space].pins;
+    return;
+  }
+  {
+    std::lock_guard lock(d.mutex);
+    auto& from = d.replicas[space].direct_from;
+    auto it = std::find(from.begin(), from.end(), reservation);
+    if (it != from.end()) from.erase(it);
+    --d.replicas[reservation].pins;
+  }
+  if (wake_) wake_(reservation);  // that space's driver may be waiting for this room
 }
 
 void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
-  unpin(d, space);
+  unpin(d, space, CoherenceEngine::kLocal);  // the source's own pin, not a peer-direct one
   if (wake_) wake_(space);  // that space's driver may be waiting for this room
 }
 

@@ -61,14 +61,17 @@ class CoherenceEngine {
   /// the device. Reserving every buffer before copying any means that a task waiting for room
   /// holds no peer copy's source on another device (two devices' waiting tasks could hold each
   /// other's room otherwise).
-  bool reserve_on_device(DataState& d, int space);
+  /// Returns kNoRoom, kLocal (a block here), or under peer-direct the space whose replica the
+  /// task uses in place (pinned there instead).
+  static constexpr int kNoRoom = -1, kLocal = 0, kNotReserved = -2;
+  int reserve_on_device(DataState& d, int space, Access mode);
   /// Then, for each access: makes the reserved replica usable with `mode` (copied in on the lane
   /// when the task reads it) and returns its block. When the copy comes straight from another
   /// device's replica, that one is pinned too and its space is stored in `*peer_source` (unpin it
-  /// with unpin_peer_source when the task ends), else 0. Without `reserved`, reserves first
-  /// (returns nullptr when that fails).
+  /// with unpin_peer_source when the task ends), else 0. With kNotReserved, reserves first
+  /// (returns nullptr when there is no room).
   void* prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
-                          bool reserved = false);
+                          int reservation = kNotReserved);
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
   /// A task no longer uses the replica in `space` (any thread).
@@ -76,6 +79,9 @@ class CoherenceEngine {
   /// The task of another device whose peer copy read this replica has ended (see
   /// prepare_on_device); wakes `space`'s driver, which may be waiting for the room.
   void unpin_peer_source(DataState& d, int space);
+  /// The runtime's unpin: `reservation` as reserve_on_device returned it for this task's access
+  /// (peer-direct users unpin the peer's replica and wake its driver).
+  void unpin(DataState& d, int space, int reservation);
 
   /// Whether `space` holds a valid replica of the data. Any thread (takes the data's lock).
   bool valid_in(DataState& d, int space);
@@ -115,6 +121,8 @@ class CoherenceEngine {
   // The space's recency list; under the data's lock.
   void touch(DataState& d, int space);
   void forget(DataState& d, int space);
+  /// peer-direct: the device whose replica a read-only task on `space` reads in place, or -1.
+  int peer_direct_source(DataState& d, int space) const;
 
   Coherence policy_;
   DeviceCopy device_copy_;

@@ -40,6 +40,9 @@ struct Replica {
   DataState* lru_prev = nullptr;
   DataState* lru_next = nullptr;
   bool in_lru = false;
+  /// peer-direct: for each task in flight here reading a peer's replica in place, that peer's
+  /// space (whose replica it pins).
+  std::vector<int> direct_from;
 };
 
 /// Space 0 is the host; spaces 1..N are the devices in the runtime's order.

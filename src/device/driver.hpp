@@ -74,6 +74,9 @@ class DeviceDriver {
   virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;
   /// Whether enqueue_peer can copy straight from `other`'s memory.
   virtual bool can_peer_from(const DeviceDriver& /*other*/) const { return false; }
+  /// Whether a kernel here can read `other`'s memory in place (DeviceCopy::PeerDirect). Real CUDA
+  /// devices would need cudaDeviceEnablePeerAccess first; no real driver offers it yet.
+  virtual bool can_read_peer(const DeviceDriver& /*other*/) const { return false; }
   virtual void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
                             std::size_t bytes);
   /// Fills the stream/queue/kernel fields of `ctx` (detail::TaskContextAccess::set_stream) and

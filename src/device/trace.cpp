@@ -12,7 +12,8 @@
 namespace conveyor::runtime {
 
 double Trace::now_us() const {
-  if (clock_) return clock_->now_s() * 1e6;
+  // A thread that owes time (a synchronous copy under a lock) is at the end of what it owes.
+  if (clock_) return clock_->thread_now_s() * 1e6;
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - epoch_)
       .count();
 }

@@ -3,6 +3,14 @@
 #include <algorithm>
 
 namespace conveyor::runtime {
+namespace {
+// What the calling thread owes (owe_until), on which clock.
+struct Owed {
+  const VirtualClock* clock = nullptr;
+  double until_s = 0;
+};
+thread_local Owed tl_owed;
+}  // namespace
 
 VirtualClock::VirtualClock() : thread_([this] { loop(); }) {}
 
@@ -21,11 +29,14 @@ double VirtualClock::now_s() const {
 }
 
 void VirtualClock::at(double time_s, std::function<void()> fn) {
+  bool idle = false;
   {
     std::lock_guard lock(mutex_);
     events_.push({std::max(time_s, now_s_), seq_++, std::move(fn)});
+    idle = running_ <= 0;
   }
-  cv_.notify_all();
+  // While a thread runs the clock cannot move: waking it would only cost a context switch.
+  if (idle) cv_.notify_all();
 }
 
 void VirtualClock::after(double seconds, std::function<void()> fn) {
@@ -35,11 +46,29 @@ void VirtualClock::after(double seconds, std::function<void()> fn) {
   at(when, std::move(fn));
 }
 
+void VirtualClock::owe_until(double time_s) {
+  if (tl_owed.clock != this) tl_owed = {this, 0};
+  tl_owed.until_s = std::max(tl_owed.until_s, time_s);
+}
+
+double VirtualClock::thread_now_s() const {
+  double now = now_s();
+  return tl_owed.clock == this ? std::max(now, tl_owed.until_s) : now;
+}
+
+void VirtualClock::settle() {
+  double owed = thread_now_s() - now_s();
+  if (owed > 0) sleep_for(0);
+}
+
 void VirtualClock::sleep_for(double seconds) {
+  // Time owed is paid first: the modelled duration starts when the thread is free.
+  double start = thread_now_s();
+  if (tl_owed.clock == this) tl_owed = {};
   std::mutex m;
   std::condition_variable woken;
   bool done = false;
-  after(seconds, [&] {
+  at(start + std::max(seconds, 0.0), [&] {
     running(+1);  // counted before it runs again
     std::lock_guard lock(m);
     done = true;

@@ -33,6 +33,15 @@ class VirtualClock {
   /// The calling thread, which counts as running, stops running until `seconds` of virtual time
   /// have passed.
   void sleep_for(double seconds);
+  /// Synchronous modelled work done inside a lock (a copy to the host under a data's lock) must not
+  /// wait there: another thread blocked on that lock would look like a running thread, and the
+  /// clock would never move. Such work makes the calling thread owe time instead: it is busy until
+  /// `time_s`, and its next sleep_for starts from there, or settle() waits it out.
+  void owe_until(double time_s);
+  /// When the calling thread is free: now, or the end of what it owes.
+  double thread_now_s() const;
+  /// Waits until the calling thread owes nothing (call outside locks).
+  void settle();
   /// Threads made runnable (+n) or about to wait (-n). A waker counts the thread it wakes before
   /// it wakes it, so that the clock cannot jump while that thread has yet to run.
   void running(int delta);

@@ -26,7 +26,9 @@ std::string_view to_string(Access mode) {
 
 std::string_view to_string(Coherence c) { return c == Coherence::Naive ? "naive" : "coherent"; }
 std::string_view to_string(DeviceCopy c) {
-  return c == DeviceCopy::HostStaged ? "host-staged" : "peer-copy";
+  return c == DeviceCopy::HostStaged ? "host-staged"
+         : c == DeviceCopy::PeerCopy ? "peer-copy"
+                                     : "peer-direct";
 }
 
 Coherence parse_coherence(std::string_view text) {
@@ -38,8 +40,9 @@ Coherence parse_coherence(std::string_view text) {
 DeviceCopy parse_device_copy(std::string_view text) {
   if (text == "host-staged") return DeviceCopy::HostStaged;
   if (text == "peer-copy") return DeviceCopy::PeerCopy;
-  throw UsageError(
-      fmt::format("unknown device-to-device copy '{}'; choices: host-staged, peer-copy", text));
+  if (text == "peer-direct") return DeviceCopy::PeerDirect;
+  throw UsageError(fmt::format(
+      "unknown device-to-device copy '{}'; choices: host-staged, peer-copy, peer-direct", text));
 }
 
 // ---- Codelet ----------------------------------------------------------------------------------

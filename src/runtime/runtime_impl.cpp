@@ -9,6 +9,7 @@
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
 #include "core/thread_team.hpp"
+#include "device/simulated/simulated_device.hpp"
 
 namespace conveyor {
 
@@ -57,7 +58,17 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                  options_.device_tasks_in_flight));
   runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                                epoch_};
-  drivers_ = open_devices(options_.devices, config);
+  int platform_cores = -1;
+  if (!options_.platform.empty()) {
+    if (!options_.devices.empty())
+      throw UsageError("a simulated platform brings its own devices: leave devices empty");
+    auto opened = runtime::sim::open_platform(options_.platform, options_.platform_devices,
+                                              options_.platform_run_kernels, config);
+    drivers_ = std::move(opened.drivers);
+    platform_cores = opened.host_cores;
+  } else {
+    drivers_ = open_devices(options_.devices, config);
+  }
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
     runtime::VirtualClock* c = d->virtual_clock();
@@ -82,10 +93,12 @@ Runtime::Impl::Impl(RuntimeOptions options,
                                                          *transfer_stats_, trace_.get());
 
   // Workers: CPUs first, then one per device.
-  int cpus = options_.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options_.cpus;
+  int cpus = options_.cpus >= 0    ? options_.cpus
+             : platform_cores >= 0 ? platform_cores
+                                   : static_cast<int>(host_topology().cores.size());
   if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
   std::vector<int> placement;
-  if (options_.pin && cpus > 0) {
+  if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
       placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
     } catch (const UsageError&) {
@@ -311,6 +324,7 @@ void Runtime::Impl::unregister(Data& data) {
   Task* access = acquire(data, Access::ReadWrite);
   try {
     coherence_->drop_replicas(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(access);
     throw;
@@ -479,6 +493,7 @@ void Runtime::Impl::wait_all() {
     wait_user(lock, [&] { return finished_ == submitted_; });
   }
   write_back_all();
+  if (clock_) clock_->settle();  // the copies back happened under locks: their time is owed
   std::lock_guard lock(mutex_);
   if (!first_error_.empty()) {
     std::string message = std::move(first_error_);
@@ -513,6 +528,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
   try {
     coherence_->prepare_host(d, mode);
     if (writes(mode)) coherence_->commit_host_write(d);
+    if (clock_) clock_->settle();
   } catch (...) {
     release(t);
     throw;
@@ -610,7 +626,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
 void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   if (!clock_->cpu_task_seconds)
     throw UsageError("the simulated platform has no model for CPU tasks");
-  double start = clock_->now_s();
+  double start = clock_->thread_now_s();  // after the copies in, owed by this thread
   double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
   if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
   clock_->sleep_for(seconds);
@@ -738,7 +754,8 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
   TaskContext& ctx = w.context;
   auto& buffers = detail::TaskContextAccess::buffers(ctx);
   auto unpin_all = [&] {
-    for (std::size_t i = 0; i < w.prepared; ++i) coherence_->unpin(*t->accesses[i].data, space);
+    for (std::size_t i = 0; i < w.prepared; ++i)
+      coherence_->unpin(*t->accesses[i].data, space, w.reservations[i]);
     for (auto& [d, source] : w.peer_pins) coherence_->unpin_peer_source(*d, source);
     w.peer_pins.clear();
     w.prepared = 0;
@@ -759,13 +776,18 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
             w.driver->id(), format_bytes(limit)));
     }
     // Room for every buffer first (the task may wait here, holding what it has), then the copies.
-    for (; w.prepared < t->accesses.size(); ++w.prepared)
-      if (!coherence_->reserve_on_device(*t->accesses[w.prepared].data, space))
-        return Launch::Blocked;
+    w.reservations.resize(t->accesses.size());
+    for (; w.prepared < t->accesses.size(); ++w.prepared) {
+      const TaskAccess& a = t->accesses[w.prepared];
+      int reservation = coherence_->reserve_on_device(*a.data, space, a.mode);
+      if (reservation == detail::CoherenceEngine::kNoRoom) return Launch::Blocked;
+      w.reservations[w.prepared] = reservation;
+    }
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
       const TaskAccess& a = t->accesses[i];
       int peer_source = 0;
-      void* block = coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source, true);
+      void* block =
+          coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source, w.reservations[i]);
       if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
       buffers[i] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
@@ -781,6 +803,7 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
     }
     slot->task = t;
     slot->peer_pins.swap(w.peer_pins);
+    slot->reservations.swap(w.reservations);
     w.peer_pins.clear();
     w.prepared = 0;
     w.driver->notify(&Impl::on_device_done, slot);
@@ -794,7 +817,9 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
 }
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
-  for (const auto& a : slot->task->accesses) coherence_->unpin(*a.data, w.desc.space);
+  const auto& accesses = slot->task->accesses;
+  for (std::size_t i = 0; i < accesses.size(); ++i)
+    coherence_->unpin(*accesses[i].data, w.desc.space, slot->reservations[i]);
   for (auto& [d, source] : slot->peer_pins) coherence_->unpin_peer_source(*d, source);
   slot->peer_pins.clear();
 }

@@ -62,6 +62,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     runtime::Task* task = nullptr;
     std::string error;
     std::vector<std::pair<detail::DataState*, int>> peer_pins;  // sources of peer copies
+    std::vector<int> reservations;  // per access, as CoherenceEngine::reserve_on_device said
   };
   struct Worker {
     int index = 0;
@@ -89,6 +90,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     runtime::Task* waiting = nullptr;
     std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) reserved
     std::vector<std::pair<detail::DataState*, int>> peer_pins;
+    std::vector<int> reservations;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
   };
 

@@ -17,6 +17,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "device/simulated/platform.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -37,8 +38,16 @@ struct CholeskyCliOptions {
   bool check = false;
   std::string trace;
   std::string device_memory;  // empty: the devices' own memory
+  std::string platform;   // a simulated platform file
+  std::vector<int> gpus;  // device counts to simulate (empty: 1, 2, 4, ...)
+  std::vector<std::string> device_copies{"host-staged"};
+  bool sim_run_kernels = false;
   OutputOptions output;
 };
+
+std::size_t platform_device_count(const std::string& path) {
+  return runtime::sim::read_platform(path).devices.size();
+}
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
@@ -68,39 +77,67 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   if (o.cpus == 0)
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
   if (o.cpus < -1) throw UsageError("cholesky: --cpus must be positive");
-  std::string sched = o.sched.empty() ? (devices.empty() ? "eager" : "offload") : o.sched;
+  const bool simulate = !o.platform.empty();
+  if (simulate && !devices.empty())
+    throw UsageError("cholesky: --platform brings its own devices; give --devices cpu or nothing");
+  if (!simulate && (!o.gpus.empty() || o.sim_run_kernels))
+    throw UsageError("cholesky: --gpus and --sim-run-kernels need --platform");
+  std::vector<int> gpu_counts{0};
+  if (simulate) {
+    gpu_counts = o.gpus;
+    if (gpu_counts.empty()) {  // 1, 2, 4, ... up to the platform's devices
+      int have = static_cast<int>(platform_device_count(o.platform));
+      for (int g = 1; g <= have; g *= 2) gpu_counts.push_back(g);
+      if (gpu_counts.back() != have) gpu_counts.push_back(have);
+    }
+    for (int g : gpu_counts)
+      if (g <= 0) throw UsageError("cholesky: --gpus counts must be positive");
+  }
+  std::string sched =
+      o.sched.empty() ? (devices.empty() && !simulate ? "eager" : "offload") : o.sched;
   std::uint64_t device_memory = 0;
   if (!o.device_memory.empty()) {
     device_memory = parse_bytes(o.device_memory, "--device-memory");
     if (device_memory == 0) throw UsageError("cholesky: --device-memory must be positive");
-    if (devices.empty()) throw UsageError("cholesky: --device-memory needs a device in --devices");
+    if (devices.empty() && !simulate)
+      throw UsageError("cholesky: --device-memory needs a device in --devices");
   }
   std::vector<ch::RunConfig> configs;
   for (const auto& p : o.precisions)
-    for (const auto& coh : o.coherences) {
-      ch::RunConfig c;
-      c.n = o.n;
-      c.block = o.block;
-      c.precision = ch::parse_precision(p);
-      c.runtime.cpus = with_cpu ? o.cpus : 0;
-      c.runtime.devices = devices;
-      c.runtime.scheduler = sched;
-      c.runtime.offload = devices.empty() ? std::vector<std::string>{} : o.offload;
-      c.runtime.coherence = parse_coherence(coh);
-      c.runtime.device_memory_limit = device_memory;
-      c.repeat = o.repeat;
-      c.warmup = !o.no_warmup;
-      c.check = o.check;
-      c.trace = o.trace;
-      configs.push_back(std::move(c));
-    }
+    for (const auto& coh : o.coherences)
+      for (const auto& copy : o.device_copies)
+        for (int gpus : gpu_counts) {
+          ch::RunConfig c;
+          c.runtime.platform = o.platform;
+          c.runtime.platform_devices = gpus;
+          c.runtime.platform_run_kernels = o.sim_run_kernels;
+          c.runtime.device_copy = parse_device_copy(copy);
+          c.n = o.n;
+          c.block = o.block;
+          c.precision = ch::parse_precision(p);
+          c.runtime.cpus = with_cpu ? o.cpus : 0;
+          c.runtime.devices = devices;
+          c.runtime.scheduler = sched;
+          c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : o.offload;
+          c.runtime.coherence = parse_coherence(coh);
+          c.runtime.device_memory_limit = device_memory;
+          c.repeat = o.repeat;
+          c.warmup = !o.no_warmup;
+          c.check = o.check;
+          c.trace = o.trace;
+          configs.push_back(std::move(c));
+        }
   if (!o.trace.empty() && configs.size() > 1)
     throw UsageError(
-        "cholesky: --trace needs a single configuration (one precision, one coherence)");
+        "cholesky: --trace needs a single configuration (one precision, one coherence, one "
+        "device copy, one GPU count)");
   return configs;
 }
 
 std::string devices_label(const ch::RunConfig& c) {
+  if (!c.runtime.platform.empty())
+    return fmt::format("cpu+{} sim GPU{}", c.runtime.platform_devices,
+                       c.runtime.platform_devices == 1 ? "" : "s");
   std::vector<std::string> parts;
   if (c.runtime.cpus != 0) parts.push_back("cpu");
   parts.insert(parts.end(), c.runtime.devices.begin(), c.runtime.devices.end());
@@ -148,6 +185,11 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"write_backs", s.write_backs},
       {"write_back_bytes", s.write_back_bytes},
       {"peak_device_bytes", s.peak_device_bytes},
+      {"device_copy", to_string(c.runtime.device_copy)},
+      {"platform",
+       c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
+      {"gpus", c.runtime.platform_devices},
+      {"simulated", !c.runtime.platform.empty()},
       {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
       {"residual_bound", r.residual_bound},
       {"check", r.checked ? (r.passed() ? "passed" : "failed") : "not run"},
@@ -159,6 +201,64 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
 }
 
 std::string sci(double v) { return fmt::format("{:.2e}", v); }
+
+// Seed 003 table 5 (method 2 = peer-copy, round-robin gemm, V100 node, 32 x 32 tiles): H2D, D2H,
+// D2D for 1, 2 and 4 GPUs.
+constexpr std::uint64_t kSeedTable5[3][3] = {{960, 1451, 2418}, {465, 465, 465}, {0, 2248, 3372}};
+
+// The seed's table 5 layout: one column per GPU count, for each precision / coherence / device
+// copy; the seed's counts beside ours where the configuration is the seed's.
+void print_table5(std::ostream& out, const nlohmann::json& rows) {
+  std::vector<std::string> groups;
+  for (const auto& r : rows) {
+    std::string g =
+        fmt::format("{} precision, {}, {}", r["precision"].get<std::string>(),
+                    r["coherence"].get<std::string>(), r["device_copy"].get<std::string>());
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  }
+  for (const auto& g : groups) {
+    std::vector<const nlohmann::json*> cols;
+    for (const auto& r : rows)
+      if (fmt::format("{} precision, {}, {}", r["precision"].get<std::string>(),
+                      r["coherence"].get<std::string>(), r["device_copy"].get<std::string>()) == g)
+        cols.push_back(&r);
+    const auto& first = *cols.front();
+    bool seed = first["tiles"] == 32 && first["device_copy"] == "peer-copy" &&
+                first["coherence"] == "coherent" && first["offload"] == "gemm" &&
+                first["scheduler"] == "round-robin";
+    out << fmt::format("\nSimulated on {} ({}, scheduler {}): seed 003 table 5 layout{}\n",
+                       first["platform"].get<std::string>(), g,
+                       first["scheduler"].get<std::string>(), seed ? "; [seed's V100 counts]" : "");
+    std::vector<std::string> header{"memcpy type"};
+    for (const auto* c : cols) header.push_back(fmt::format("{} GPU", (*c)["gpus"].get<int>()));
+    Table t(header);
+    const char* names[] = {"Host to Device", "Device to Host", "Device to Device", "Total"};
+    const char* keys[] = {"h2d_copies", "d2h_copies", "d2d_copies", "total_copies"};
+    for (int k = 0; k < 4; ++k) {
+      std::vector<std::string> row{names[k]};
+      for (const auto* c : cols) {
+        std::uint64_t v = (*c)[keys[k]].get<std::uint64_t>();
+        std::string cell = std::to_string(v);
+        int gi = (*c)["gpus"] == 1 ? 0 : (*c)["gpus"] == 2 ? 1 : (*c)["gpus"] == 4 ? 2 : -1;
+        if (seed && gi >= 0) {
+          std::uint64_t s = k < 3 ? kSeedTable5[k][gi]
+                                  : kSeedTable5[0][gi] + kSeedTable5[1][gi] + kSeedTable5[2][gi];
+          cell += fmt::format(" [{}]", s);
+        }
+        row.push_back(cell);
+      }
+      t.add_row(row);
+    }
+    std::vector<std::string> time_row{"simulated time s"}, gf_row{"GFLOP/s"};
+    for (const auto* c : cols) {
+      time_row.push_back(fixed((*c)["time_s"], 3));
+      gf_row.push_back(fixed((*c)["gflops"], 1));
+    }
+    t.add_row(time_row);
+    t.add_row(gf_row);
+    t.print(out);
+  }
+}
 
 void print_tables(std::ostream& out, const Report& report) {
   const auto& rows = report.results();
@@ -173,10 +273,11 @@ void print_tables(std::ostream& out, const Report& report) {
       counts.syrk, counts.gemm, ch::cholesky_flops(first["n"].get<int>()),
       first["cpu_kernels"].get<std::string>());
 
-  Table perf(
-      {"precision", "devices", "coherence", "scheduler", "time s", "GFLOP/s", "residual", "check"});
+  Table perf({"precision", "devices", "coherence", "device copy", "scheduler",
+              first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual",
+              "check"});
   for (const auto& r : rows)
-    perf.add_row({r["precision"], r["devices"], r["coherence"], r["scheduler"],
+    perf.add_row({r["precision"], r["devices"], r["coherence"], r["device_copy"], r["scheduler"],
                   fixed(r["time_s"], 3), fixed(r["gflops"], 2),
                   r["residual"].is_null() ? "-" : sci(r["residual"]), r["check"]});
   perf.print(out);
@@ -213,13 +314,18 @@ void print_tables(std::ostream& out, const Report& report) {
   }
   copies.print(out);
 
+  if (first["simulated"].get<bool>()) print_table5(out, rows);
+
   out << "\nTasks per worker (fastest run)\n";
   Table workers({"precision", "coherence", "worker", "tasks", "busy s"});
   for (const auto& r : rows)
-    for (const auto& w : r["workers"])
+    for (const auto& w : r["workers"]) {
+      // A simulated host has many cores: list only the workers that ran something.
+      if (r["simulated"].get<bool>() && w["tasks"].get<std::uint64_t>() == 0) continue;
       workers.add_row({r["precision"], r["coherence"], w["name"],
                        std::to_string(w["tasks"].get<std::uint64_t>()),
                        fixed(w["busy_s"].get<double>(), 3)});
+    }
   workers.print(out);
 }
 
@@ -238,6 +344,9 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"repeat", o.repeat},
                             {"check", o.check},
                             {"device_memory", o.device_memory},
+                            {"platform", o.platform},
+                            {"device_copy", join(o.device_copies, ",")},
+                            {"sim_run_kernels", o.sim_run_kernels},
                             {"warmup", !o.no_warmup}};
   Report report("cholesky", options);
   std::vector<std::string> failures;
@@ -312,6 +421,28 @@ void add_cholesky_command(CLI::App& app) {
       "--check", o->check,
       "Check ||A - L L^T||_F / ||A||_F <= 8 sqrt(n) * unit roundoff; exit 1 when above");
   command
+      ->add_option(
+          "--device-copy", o->device_copies,
+          "Device-to-device movement: host-staged (default), peer-copy (seed method 2), "
+          "peer-direct (seed method 1: the task uses the peer's replica in place, over the "
+          "link); a list runs each")
+      ->delimiter(',')
+      ->option_text("MODE[,..]");
+  command
+      ->add_option("--platform", o->platform,
+                   "Run on a simulated platform (JSON, docs/simulation.md; shipped ones in "
+                   "platforms/): the real runtime in virtual time, kernels not run")
+      ->option_text("FILE");
+  command
+      ->add_option("--gpus", o->gpus,
+                   "With --platform: device counts to simulate, e.g. 1,2,4 (default 1, 2, 4, ... "
+                   "up to the platform's)")
+      ->delimiter(',')
+      ->option_text("LIST");
+  command->add_flag("--sim-run-kernels", o->sim_run_kernels,
+                    "With --platform: also run the CPU implementations and the copies (small n; "
+                    "allows --check)");
+  command
       ->add_option("--device-memory", o->device_memory,
                    "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
                    "memory is a cache of the host: a matrix larger than it still factorises "
@@ -331,6 +462,9 @@ void add_cholesky_command(CLI::App& app) {
       "--check\n"
       "      out of core: a 128 MiB matrix through 8 MiB of device memory\n"
       "  conveyor plot t.json -o gantt.png                           the timeline\n"
+      "  conveyor cholesky --n 32768 --block 1024 --platform platforms/4xV100-pcie3.json \\\n"
+      "      --offload gemm --sched round-robin --device-copy peer-copy\n"
+      "      the seed's table 5 for 1, 2 and 4 simulated V100s\n"
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");

@@ -1,0 +1,294 @@
+#include "device/simulated/platform.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "conveyor/error.hpp"
+
+namespace conveyor::runtime::sim {
+namespace {
+
+using nlohmann::json;
+
+// A JSON object read strictly: every key must be known, and the error names the file and the key
+// path ("devices[1].gflops.gemm").
+class Reader {
+ public:
+  Reader(const json& j, std::string origin, std::string path)
+      : j_(j), origin_(std::move(origin)), path_(std::move(path)) {
+    if (!j_.is_object()) fail("must be an object");
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& key = {}) const {
+    std::string where = key.empty() ? path_ : (path_.empty() ? key : path_ + "." + key);
+    throw UsageError(fmt::format("platform file {}: {}{}", origin_,
+                                 where.empty() ? "" : "'" + where + "' ", what));
+  }
+  void allow(std::initializer_list<const char*> keys) const {
+    for (const auto& [k, v] : j_.items())
+      if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) {
+        std::string known;
+        for (const char* a : keys) known += (known.empty() ? "" : ", ") + std::string(a);
+        fail(fmt::format("is an unknown key (known here: {})", known), k);
+      }
+  }
+  bool has(const char* key) const { return j_.contains(key); }
+  const json& at(const char* key) const {
+    if (!has(key)) fail("is missing", key);
+    return j_.at(key);
+  }
+  double number(const char* key, double fallback, bool required = false,
+                bool positive = false) const {
+    if (!has(key)) {
+      if (required) fail("is missing", key);
+      return fallback;
+    }
+    const json& v = j_.at(key);
+    if (!v.is_number()) fail("must be a number", key);
+    double x = v.get<double>();
+    if (x < 0) fail(fmt::format("must not be negative (got {})", x), key);
+    if (positive && x == 0) fail("must be positive (got 0)", key);
+    return x;
+  }
+  std::string text(const char* key, bool required = false) const {
+    if (!has(key)) {
+      if (required) fail("is missing", key);
+      return {};
+    }
+    if (!j_.at(key).is_string()) fail("must be a string", key);
+    return j_.at(key).get<std::string>();
+  }
+  Reader child(const char* key) const { return Reader(at(key), origin_, join(key)); }
+  std::string join(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const json& self() const { return j_; }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  const json& j_;
+  std::string origin_, path_;
+};
+
+ComputeModel read_compute(const Reader& r) {
+  ComputeModel m;
+  if (r.has("gflops")) {
+    Reader g = r.child("gflops");
+    for (const auto& [name, v] : g.self().items())
+      m.gflops[name] = g.number(name.c_str(), 0, true, true);
+  }
+  m.gbs = r.number("gbs", 0);
+  m.launch_us = r.number("launch_us", 0);
+  return m;
+}
+
+}  // namespace
+
+double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
+                             const std::string& where) const {
+  double s = launch_us * 1e-6;
+  auto it = gflops.find(codelet.name);
+  if (it != gflops.end()) {
+    if (!codelet.flops)
+      throw UsageError(fmt::format(
+          "{}: the platform gives GFLOP/s for codelet '{}', which has no flops function", where,
+          codelet.name));
+    return s + codelet.flops(ctx) / (it->second * 1e9);
+  }
+  if (gbs > 0) {
+    double bytes = 0;
+    for (std::size_t i = 0; i < ctx.size(); ++i) {
+      const Buffer& b = ctx.buffer(i);
+      bytes += static_cast<double>(b.rows * b.cols * b.elem_size);
+    }
+    return s + bytes / (gbs * 1e9);
+  }
+  throw UsageError(fmt::format(
+      "{}: the platform has no model for codelet '{}' (give it in gflops, or a fallback gbs)",
+      where, codelet.name));
+}
+
+PlatformSpec parse_platform(const std::string& text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw UsageError(fmt::format("platform file {}: not JSON: {}", origin, e.what()));
+  }
+  Reader top(doc, origin, "");
+  top.allow({"name", "description", "host", "devices", "switches", "links"});
+  PlatformSpec p;
+  p.path = origin;
+  p.name = top.text("name", true);
+  p.description = top.text("description");
+
+  Reader host = top.child("host");
+  host.allow({"cores", "gflops", "gbs", "launch_us"});
+  double cores = host.number("cores", 0, true, true);
+  if (cores != static_cast<int>(cores)) host.fail("must be a whole number", "cores");
+  p.host_cores = static_cast<int>(cores);
+  p.host = read_compute(host);
+
+  const json& devices = top.at("devices");
+  if (!devices.is_array() || devices.empty()) top.fail("must be a non-empty array", "devices");
+  std::set<std::string> nodes{"host"};
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    Reader d(devices[i], origin, fmt::format("devices[{}]", i));
+    d.allow({"id", "count", "memory_gb", "gflops", "gbs", "launch_us", "alloc_us",
+             "remote_read_factor"});
+    std::string id = d.text("id", true);
+    if (id.empty() || id.find(':') != std::string::npos)
+      d.fail("must be a non-empty name without ':' (devices are named id:0, id:1, ...)", "id");
+    double count = d.number("count", 1, false, true);
+    if (count != static_cast<int>(count)) d.fail("must be a whole number", "count");
+    DeviceSpec spec;
+    spec.memory_bytes = static_cast<std::uint64_t>(d.number("memory_gb", 0, true, true) * 1e9);
+    spec.compute = read_compute(d);
+    spec.alloc_us = d.number("alloc_us", 0);
+    spec.remote_read_factor = d.number("remote_read_factor", 1, false, true);
+    for (int k = 0; k < static_cast<int>(count); ++k) {
+      spec.id = fmt::format("{}:{}", id, k);
+      if (!nodes.insert(spec.id).second) d.fail(fmt::format("repeats device {}", spec.id), "id");
+      p.devices.push_back(spec);
+    }
+  }
+  if (top.has("switches")) {
+    const json& s = top.at("switches");
+    if (!s.is_array()) top.fail("must be an array of names", "switches");
+    for (const auto& name : s) {
+      if (!name.is_string()) top.fail("must be an array of names", "switches");
+      if (!nodes.insert(name.get<std::string>()).second)
+        top.fail(fmt::format("repeats the name '{}'", name.get<std::string>()), "switches");
+      p.switches.push_back(name.get<std::string>());
+    }
+  }
+  const json& links = top.at("links");
+  if (!links.is_array()) top.fail("must be an array", "links");
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    Reader l(links[i], origin, fmt::format("links[{}]", i));
+    l.allow({"between", "gbs", "latency_us"});
+    const json& between = l.at("between");
+    if (!between.is_array() || between.size() != 2 || !between[0].is_string() ||
+        !between[1].is_string())
+      l.fail("must be two endpoint names", "between");
+    LinkSpec link;
+    link.a = between[0].get<std::string>();
+    link.b = between[1].get<std::string>();
+    for (const auto& end : {link.a, link.b})
+      if (!nodes.count(end))
+        l.fail(fmt::format("names '{}', which is neither host, a device (id:k) nor a switch", end),
+               "between");
+    if (link.a == link.b) l.fail("joins an endpoint to itself", "between");
+    const json& gbs = l.at("gbs");
+    if (gbs.is_array()) {  // one bandwidth per direction: a -> b, b -> a
+      if (gbs.size() != 2 || !gbs[0].is_number() || !gbs[1].is_number())
+        l.fail("must be a number or two numbers (a -> b, b -> a)", "gbs");
+      link.gbs_ab = gbs[0].get<double>();
+      link.gbs_ba = gbs[1].get<double>();
+    } else {
+      link.gbs_ab = link.gbs_ba = l.number("gbs", 0, true);
+    }
+    if (link.gbs_ab <= 0 || link.gbs_ba <= 0)
+      l.fail(fmt::format("must be positive (got {}, {})", link.gbs_ab, link.gbs_ba), "gbs");
+    link.latency_us = l.number("latency_us", 0);
+    p.links.push_back(link);
+  }
+  return p;
+}
+
+PlatformSpec read_platform(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("platform file {}: cannot be read", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_platform(text.str(), path);
+}
+
+// ---- the running platform -----------------------------------------------------------------------
+
+Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
+    : spec_(std::move(spec)),
+      devices_(devices == 0 ? static_cast<int>(spec_.devices.size()) : devices),
+      run_kernels_(run_kernels) {
+  if (devices_ < 0 || devices_ > static_cast<int>(spec_.devices.size()))
+    throw UsageError(fmt::format("platform file {}: asked for {} devices, it has {}", spec_.path,
+                                 devices, spec_.devices.size()));
+  attached_.assign(devices_, nullptr);
+  for (const auto& l : spec_.links) {
+    channels_.push_back({l.gbs_ab * 1e9, l.latency_us * 1e-6, 0});
+    channels_.push_back({l.gbs_ba * 1e9, l.latency_us * 1e-6, 0});
+  }
+  // Routes: the fastest path for a tile-sized transfer (8 MB), over links and switches; the host
+  // and the devices are endpoints only (a route does not pass through them).
+  std::map<std::string, int> node;
+  node["host"] = 0;
+  for (std::size_t d = 0; d < spec_.devices.size(); ++d) node[spec_.devices[d].id] = 1 + d;
+  int next = 1 + static_cast<int>(spec_.devices.size());
+  for (const auto& s : spec_.switches) node[s] = next++;
+  std::vector<std::vector<std::pair<int, int>>> adjacent(next);  // (neighbour, channel)
+  for (std::size_t i = 0; i < spec_.links.size(); ++i) {
+    int a = node[spec_.links[i].a], b = node[spec_.links[i].b];
+    adjacent[a].push_back({b, static_cast<int>(2 * i)});
+    adjacent[b].push_back({a, static_cast<int>(2 * i + 1)});
+  }
+  auto cost = [&](int channel) {
+    return channels_[channel].latency_s + 8e6 / channels_[channel].gbs;
+  };
+  const int endpoints = 1 + static_cast<int>(spec_.devices.size());
+  for (int from = 0; from <= devices_; ++from) {
+    std::vector<double> dist(next, 1e300);
+    std::vector<int> via(next, -1), prev(next, -1);
+    std::vector<bool> done(next, false);
+    dist[from] = 0;
+    for (;;) {  // Dijkstra on a graph of a few dozen nodes
+      int n = -1;
+      for (int m = 0; m < next; ++m)
+        if (!done[m] && dist[m] < 1e300 && (n < 0 || dist[m] < dist[n])) n = m;
+      if (n < 0) break;
+      done[n] = true;
+      if (n != from && n < endpoints) continue;  // host and devices do not forward
+      for (auto [m, channel] : adjacent[n])
+        if (dist[n] + cost(channel) < dist[m]) {
+          dist[m] = dist[n] + cost(channel);
+          prev[m] = n;
+          via[m] = channel;
+        }
+    }
+    for (int to = 0; to <= devices_; ++to) {
+      if (to == from || prev[to] < 0) continue;
+      std::vector<int> path;
+      for (int n = to; n != from; n = prev[n]) path.push_back(via[n]);
+      std::reverse(path.begin(), path.end());
+      routes_[{from, to}] = std::move(path);
+    }
+  }
+  for (int d = 0; d < devices_; ++d)
+    if (!has_route(host_node(), device_node(d)) || !has_route(device_node(d), host_node()))
+      throw UsageError(fmt::format("platform file {}: 'links' give no route between host and {}",
+                                   spec_.path, spec_.devices[d].id));
+  clock_.cpu_task_seconds = [this](const detail::CodeletImpl& c, const TaskContext& ctx) {
+    return spec_.host.seconds(c, ctx, "platform " + spec_.name + ", host");
+  };
+  clock_.run_cpu_functions = run_kernels_;
+}
+
+bool Platform::has_route(int from, int to) const { return routes_.count({from, to}) > 0; }
+
+std::pair<double, double> Platform::transfer(int from, int to, std::size_t bytes, double ready_s,
+                                             double factor) {
+  std::lock_guard lock(mutex_);
+  const std::vector<int>& path = routes_.at({from, to});
+  double start = ready_s, latency = 0, gbs = 0;
+  for (int c : path) {
+    start = std::max(start, channels_[c].free_s);
+    latency += channels_[c].latency_s;
+    gbs = gbs == 0 ? channels_[c].gbs : std::min(gbs, channels_[c].gbs);
+  }
+  double end = start + latency + factor * static_cast<double>(bytes) / gbs;
+  for (int c : path) channels_[c].free_s = end;
+  return {start, end};
+}
+
+}  // namespace conveyor::runtime::sim

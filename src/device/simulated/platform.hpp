@@ -1,0 +1,108 @@
+#pragma once
+// A simulated platform (docs/simulation.md): a host with CPU cores, devices with a memory size and
+// a compute model, and links between them, read from a JSON platform file. The platform owns the
+// virtual clock on which the real runtime then runs, and the links as resources: a transfer takes
+// latency + bytes / bandwidth on every link of its route and holds each of them meanwhile, so
+// transfers that share a link (a PCIe switch's uplink) serialize in the order they were issued.
+// Units: GB/s = 1e9 B/s, GFLOP/s = 1e9 flop/s, latencies in microseconds in the file.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "device/codelet_impl.hpp"
+#include "device/virtual_clock.hpp"
+
+namespace conveyor::runtime::sim {
+
+class SimulatedDevice;
+
+/// How long a codelet takes on one processor (a host core or a device).
+struct ComputeModel {
+  std::map<std::string, double> gflops;  ///< by codelet name, with the codelet's flops function
+  double gbs = 0;                        ///< fallback: bytes of all buffers / gbs (0: none)
+  double launch_us = 0;                  ///< added to every task (kernel launch, dispatch)
+
+  /// Seconds for `codelet` on buffers of `ctx`; throws UsageError naming `where` when the platform
+  /// has no model for it.
+  double seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
+                 const std::string& where) const;
+};
+
+struct DeviceSpec {
+  std::string id;  ///< "v100:0"
+  std::uint64_t memory_bytes = 0;
+  ComputeModel compute;
+  double alloc_us = 0;  ///< a real device allocation (cudaMalloc); cached blocks are free
+  /// peer-direct: how many times a kernel reads each byte of a peer's replica over the link (a
+  /// tiled kernel re-reads its operands; 1 = one streaming pass).
+  double remote_read_factor = 1;
+};
+
+struct LinkSpec {
+  std::string a, b;  ///< endpoints: "host", a device id, or a switch
+  double gbs_ab = 0, gbs_ba = 0;
+  double latency_us = 0;
+};
+
+struct PlatformSpec {
+  std::string path;  ///< the file it came from (for messages)
+  std::string name, description;
+  int host_cores = 1;
+  ComputeModel host;
+  std::vector<DeviceSpec> devices;
+  std::vector<std::string> switches;
+  std::vector<LinkSpec> links;
+};
+
+/// Reads and checks a platform file: unknown keys, wrong types, negative or missing values, unknown
+/// endpoints and devices the host cannot reach throw UsageError naming the file and the key.
+PlatformSpec read_platform(const std::string& path);
+/// The same from JSON text (`origin` names it in messages).
+PlatformSpec parse_platform(const std::string& text, const std::string& origin);
+
+/// One direction of a link: a resource held by one transfer at a time.
+struct Channel {
+  double gbs = 0;
+  double latency_s = 0;
+  double free_s = 0;  ///< virtual time at which the last reserved transfer ends
+};
+
+/// The running platform: clock, channels and routes. Thread-safe (drivers and the threads that
+/// copy to the host reserve channels concurrently).
+class Platform {
+ public:
+  /// Uses the first `devices` devices of the spec (0: all).
+  Platform(PlatformSpec spec, int devices, bool run_kernels);
+
+  const PlatformSpec& spec() const { return spec_; }
+  int devices() const { return devices_; }
+  VirtualClock& clock() { return clock_; }
+  bool run_kernels() const { return run_kernels_; }
+
+  /// Node index of "host" (0) and of device d (1 + d).
+  static int host_node() { return 0; }
+  static int device_node(int d) { return 1 + d; }
+  bool has_route(int from, int to) const;
+  /// The driver of device d (set by open_platform).
+  void attach(int d, SimulatedDevice* device) { attached_.at(d) = device; }
+  SimulatedDevice* device(int d) const { return attached_.at(d); }
+  /// Reserves the route from -> to for `bytes` starting no earlier than `ready_s`; returns
+  /// [start, end) in virtual seconds. `factor` multiplies the bytes' time (peer-direct re-reads).
+  std::pair<double, double> transfer(int from, int to, std::size_t bytes, double ready_s,
+                                     double factor = 1);
+
+ private:
+  PlatformSpec spec_;
+  int devices_;
+  bool run_kernels_;
+  std::mutex mutex_;
+  std::vector<Channel> channels_;                           ///< 2 per link: a -> b, b -> a
+  std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
+  std::vector<SimulatedDevice*> attached_;
+  VirtualClock clock_;  // last: its thread stops first
+};
+
+}  // namespace conveyor::runtime::sim

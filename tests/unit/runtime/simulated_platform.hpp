@@ -1,0 +1,64 @@
+#pragma once
+// Helpers for tests on simulated platforms: platform files written to a temporary directory, and
+// the task graph of a tiled Cholesky with kernels that do nothing.
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "conveyor/runtime.hpp"
+
+namespace conveyor::test {
+
+/// Writes `json` to a fresh temporary file and returns its path.
+inline std::string write_platform_file(const std::string& json) {
+  static std::atomic<int> counter{0};
+  auto path =
+      std::filesystem::temp_directory_path() / ("conveyor_platform_" + std::to_string(::getpid()) +
+                                                "_" + std::to_string(counter++) + ".json");
+  std::ofstream(path) << json;
+  return path.string();
+}
+
+/// A platform of `devices` devices behind one switch; every link `gbs` GB/s, no latency; host and
+/// devices process `compute_gbs` GB/s of their tasks' buffers.
+inline std::string switch_platform(int devices, double gbs = 1, double compute_gbs = 1,
+                                   double memory_gb = 1) {
+  std::string links = R"({"between": ["host", "sw"], "gbs": )" + std::to_string(gbs) + "}";
+  for (int d = 0; d < devices; ++d)
+    links += R"(, {"between": ["sw", "sim:)" + std::to_string(d) + R"("], "gbs": )" +
+             std::to_string(gbs) + "}";
+  return R"({"name": "test", "host": {"cores": 2, "gbs": )" + std::to_string(compute_gbs) +
+         R"(}, "devices": [{"id": "sim", "count": )" + std::to_string(devices) +
+         R"(, "memory_gb": )" + std::to_string(memory_gb) + R"(, "gbs": )" +
+         std::to_string(compute_gbs) + R"(}], "switches": ["sw"], "links": [)" + links + "]}";
+}
+
+inline Codelet noop_codelet(const char* name, bool device) {
+  Codelet c(name);
+  auto nothing = [](const TaskContext&) {};
+  c.cpu(nothing);
+  if (device) c.cuda(nothing);
+  return c;
+}
+
+/// The tiled Cholesky graph (lower, right-looking) on an nt x nt grid; gemm has a device
+/// implementation, the others run on CPUs.
+inline void submit_noop_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt) {
+  Codelet potrf = noop_codelet("potrf", false), trsm = noop_codelet("trsm", false),
+          syrk = noop_codelet("syrk", false), gemm = noop_codelet("gemm", true);
+  for (std::size_t k = 0; k < nt; ++k) {
+    rt.submit(potrf, {{a.at(k, k), Access::ReadWrite}});
+    for (std::size_t i = k + 1; i < nt; ++i)
+      rt.submit(trsm, {{a.at(k, k), Access::Read}, {a.at(i, k), Access::ReadWrite}});
+    for (std::size_t j = k + 1; j < nt; ++j) {
+      rt.submit(syrk, {{a.at(j, k), Access::Read}, {a.at(j, j), Access::ReadWrite}});
+      for (std::size_t i = j + 1; i < nt; ++i)
+        rt.submit(gemm, {{a.at(i, k), Access::Read},
+                         {a.at(j, k), Access::Read},
+                         {a.at(i, j), Access::ReadWrite}});
+    }
+  }
+}
+
+}  // namespace conveyor::test
