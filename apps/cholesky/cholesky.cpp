@@ -54,6 +54,27 @@ void add_implementations(CholeskyCodelets& c) {
                 t.data<T>(1), as_int(b.ld), t.data<T>(2), as_int(g.ld));
   });
 
+  // Work per task, so that the model scheduler has a prior before it has measured anything, and a
+  // time per flop to carry measurements over to tile sizes it has not seen (the warm-up's small
+  // tiles to the run's).
+  c.potrf.flops([](const TaskContext& t) {
+    double n = static_cast<double>(t.buffer(0).rows);
+    return n * n * n / 3.0;
+  });
+  c.trsm.flops([](const TaskContext& t) {
+    double m = static_cast<double>(t.buffer(1).rows), n = static_cast<double>(t.buffer(1).cols);
+    return m * n * n;
+  });
+  c.syrk.flops([](const TaskContext& t) {
+    double n = static_cast<double>(t.buffer(1).rows), k = static_cast<double>(t.buffer(0).cols);
+    return n * n * k;
+  });
+  c.gemm.flops([](const TaskContext& t) {
+    const Buffer &a = t.buffer(0), &g = t.buffer(2);
+    return 2.0 * static_cast<double>(g.rows) * static_cast<double>(g.cols) *
+           static_cast<double>(a.cols);
+  });
+
   if (cuda_kernels_available()) {
     c.potrf.cuda([](const TaskContext& t) {
       const Buffer& a = t.buffer(0);

@@ -64,10 +64,14 @@ struct RuntimeOptions {
   bool pin = true;
   /// Devices to use besides the CPUs: "opencl:0", "cuda:1", or "all"; empty = CPUs only.
   std::vector<std::string> devices;
-  /// "eager" (any idle worker that has an implementation), "round-robin" (device-capable tasks
-  /// dealt to the devices in turn; the seed's baseline), "offload" (codelets named in `offload` on
-  /// devices, the rest on CPUs), "locality" (the space already holding most of the task's bytes).
-  std::string scheduler = "eager";
+  /// "model" (where the task is predicted to finish first: worker availability + copies +
+  /// modelled execution time, from measured task times), "model-ready" (the same, and devices
+  /// take first the queued tasks whose data is in place), "eager" (any idle worker that has an
+  /// implementation), "round-robin" (device-capable tasks dealt to the devices in turn; the
+  /// seed's baseline), "offload" (codelets named in `offload` on devices, the rest on CPUs),
+  /// "locality" (the space already holding most of the task's bytes). "auto" (default): "offload"
+  /// when devices and `offload` are given, "model" when devices are, else "eager".
+  std::string scheduler = "auto";
   /// Codelet names placed on devices by "offload" (and limiting "round-robin" and "locality" to
   /// them when not empty); other codelets run on CPUs.
   std::vector<std::string> offload;
@@ -90,6 +94,16 @@ struct RuntimeOptions {
   bool early_write_back = false;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
+  /// Model schedulers: the performance models file, read at start and written at the end. Empty
+  /// = perfmodels.json next to the probe's calibration ($XDG_CACHE_HOME/conveyor or
+  /// ~/.cache/conveyor); "none" = models kept in memory for this runtime only.
+  std::string perf_models;
+  /// Model schedulers: the probe's calibration, for the link models (empty = the default path).
+  std::string calibration;
+  /// Model schedulers: measure every codelet on every kind of worker, at each task size, a few
+  /// times before trusting the models (placement spreads tasks over the workers meanwhile).
+  /// Without it, only a (codelet, device) with fewer than 3 measurements is calibrated.
+  bool calibrate = false;
   /// A simulated platform file (docs/simulation.md): its devices replace `devices`, and the runtime
   /// runs in virtual time on its models; Runtime::seconds() is then the simulated time.
   std::string platform;
@@ -126,6 +140,8 @@ struct WorkerStats {
   std::string name;  ///< "cpu worker 0", "opencl:0 worker"
   std::uint64_t tasks = 0;
   double busy_seconds = 0;  ///< CPU: time in task functions; devices: time with work enqueued
+  /// Model schedulers: the execution time the models predicted for the tasks it ran.
+  double predicted_seconds = 0;
 };
 
 /// What the runtime did since it started (or since reset_stats). The copy counts are the seed's
@@ -144,6 +160,8 @@ struct RuntimeStats {
   std::vector<LinkStats> links;         ///< links with at least one copy
   std::vector<SpaceStats> spaces;       ///< one per device
   std::vector<WorkerStats> workers;
+  std::string scheduler;                  ///< the policy used ("auto" resolved)
+  std::uint64_t calibration_tasks = 0;    ///< model schedulers: tasks placed to measure a model
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }
   std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }

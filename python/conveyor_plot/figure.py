@@ -51,6 +51,7 @@ DESCRIPTIONS = {
     "trace": "timeline",
     "sim": "manycore simulator",
     "sim_sweep": "manycore simulator: store-buffer sweep",
+    "models": "performance models: task time vs size per device",
 }
 
 

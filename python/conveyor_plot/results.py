@@ -20,6 +20,7 @@ PLOTTABLE = {
     "trace": "trace",
     "sim": "sim",
     "sim_sweep": "sim",
+    "models": "models",
 }
 
 

@@ -56,6 +56,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
+  if (options_.scheduler == "auto") {
+    bool devices =
+        !options_.devices.empty() || !extra_drivers.empty() || !options_.platform.empty();
+    options_.scheduler = !devices ? "eager" : options_.offload.empty() ? "model" : "offload";
+  }
+  // A simulated platform's virtual times are not this machine's: kept out of its models file.
+  if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
   runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                                epoch_};
   int platform_cores = -1;
@@ -117,7 +124,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
     auto w = std::make_unique<Worker>();
     w->index = static_cast<int>(workers_.size());
     w->driver = drivers_[s].get();
-    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker"};
+    w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
+               w->driver->id(), perfmodel::shares_host_cores(w->driver->id())};
     for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
@@ -136,6 +144,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
     rouse(w.asleep);
     w.cv.notify_one();
   });
+  if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
+    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
+                                                      raw);
+    context.models = &models_->models();
+    context.calibrate = options_.calibrate;
+    context.now = [this] { return now_s(); };
+  }
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
   if (trace_) {
@@ -194,6 +209,7 @@ Runtime::Impl::~Impl() {
   }
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
+  if (models_) models_->save();
   coherence_.reset();  // frees device blocks through the drivers, which go last
 }
 
@@ -252,13 +268,16 @@ std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() cons
   return registry_;
 }
 
-detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use) const {
+detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use,
+                                             std::string_view task) const {
+  // The message is built only on failure: submit checks every access of every task.
+  auto where = [&] { return task.empty() ? std::string(use) : fmt::format("task '{}'", task); };
   detail::DataState* d = detail::DataAccess::state(data);
-  if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", use));
+  if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", where()));
   if (d->owner != this)
-    throw UsageError(fmt::format("{}: {} belongs to another runtime", use, d->describe()));
+    throw UsageError(fmt::format("{}: {} belongs to another runtime", where(), d->describe()));
   if (!d->registered.load(std::memory_order_acquire))
-    throw UsageError(fmt::format("{}: {} used after unregister", use, d->describe()));
+    throw UsageError(fmt::format("{}: {} used after unregister", where(), d->describe()));
   return *d;
 }
 
@@ -351,7 +370,7 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
     throw UsageError(fmt::format("task '{}': args of {} bytes (at most {})", label, args.size(),
                                  runtime::kMaxArgsBytes));
   for (std::size_t i = 0; i < accesses.size(); ++i) {
-    detail::DataState& d = check_data(accesses[i].data, fmt::format("task '{}'", label));
+    detail::DataState& d = check_data(accesses[i].data, {}, label);
     for (std::size_t j = 0; j < i; ++j)
       if (detail::DataAccess::state(accesses[j].data) == &d)
         throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
@@ -893,7 +912,11 @@ RuntimeStats Runtime::Impl::stats() const {
   coherence_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
-  for (const auto& w : workers_) s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds});
+  for (const auto& w : workers_)
+    s.workers.push_back(
+        {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});
+  s.scheduler = options_.scheduler;
+  s.calibration_tasks = scheduler_->calibration_tasks();
   return s;
 }
 
@@ -902,6 +925,7 @@ void Runtime::Impl::reset_stats() {
   coherence_->reset_peaks();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
+  scheduler_->reset_stats();
   for (auto& w : workers_) {
     w->tasks = 0;
     w->busy_seconds = 0;

@@ -20,6 +20,7 @@
 #include "device/driver.hpp"
 #include "device/trace.hpp"
 #include "device/virtual_clock.hpp"
+#include "runtime/perfmodel/store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
 
@@ -135,7 +136,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   void wake(const runtime::Placement& p);
   void record_failure(const runtime::Task* t, std::string_view where, std::string_view what);
 
-  detail::DataState& check_data(const Data& data, std::string_view use) const;
+  /// The data's state; throws UsageError naming `use` (or the task `task`, when given).
+  detail::DataState& check_data(const Data& data, std::string_view use,
+                                std::string_view task = {}) const;
   void write_back_all();
   std::vector<std::shared_ptr<detail::DataState>> registered() const;
 
@@ -146,6 +149,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
   runtime::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;

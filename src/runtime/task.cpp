@@ -23,6 +23,8 @@ void Task::reset() {
   seq = 0;
   worker = -1;
   exec_seconds = -1;
+  predicted_seconds = -1;
+  calibration = false;
 }
 
 Task* TaskPool::get() {

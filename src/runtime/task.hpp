@@ -44,6 +44,10 @@ struct Task {
   std::uint64_t seq = 0;     ///< ready order, for FIFO among equal priorities
   int worker = -1;           ///< the worker it ran on
   double exec_seconds = -1;  ///< measured execution time (Scheduler::on_complete), < 0 if none
+  /// Cost-aware policies: the execution time predicted where it was placed (< 0: none), and
+  /// whether it was placed there to measure that worker's model (calibration).
+  double predicted_seconds = -1;
+  bool calibration = false;
 
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;

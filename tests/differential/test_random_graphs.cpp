@@ -135,7 +135,8 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
   for (std::uint64_t limit : {std::uint64_t{0}, kSmallDeviceMemory})
     for (int cpus : {2, 0})
       for (Coherence policy : {Coherence::Coherent, Coherence::Naive})
-        for (const char* scheduler : {"eager", "round-robin", "offload", "locality"})
+        for (const char* scheduler :
+             {"eager", "round-robin", "offload", "locality", "model", "model-ready"})
           for (int devices = 0; devices < 4; ++devices) {
             if (limit == 0 && cpus == 0) continue;  // CPU workers off: with small memory only
             // The simulated platform runs on a virtual clock, which waits for room and for

@@ -17,14 +17,13 @@ struct CliResult {
   std::string err;
 };
 
-/// Runs `conveyor ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
+/// Runs `PROGRAM ARGS` through the shell (ARGS is shell syntax), returns exit code, stdout and
 /// stderr.
-inline CliResult run_cli(const std::string& args) {
+inline CliResult run_program(const std::string& program, const std::string& args) {
   static int counter = 0;
   std::string base = ::testing::TempDir() + "conveyor_cli_" + std::to_string(getpid()) + "_" +
                      std::to_string(counter++);
-  std::string command =
-      std::string(CONVEYOR_CLI) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string command = program + " " + args + " >" + base + ".out 2>" + base + ".err";
   int status = std::system(command.c_str());
   auto slurp = [](const std::string& path) {
     std::ifstream in(path);
@@ -40,6 +39,9 @@ inline CliResult run_cli(const std::string& args) {
   std::remove((base + ".err").c_str());
   return result;
 }
+
+/// Runs `conveyor ARGS` (see run_program).
+inline CliResult run_cli(const std::string& args) { return run_program(CONVEYOR_CLI, args); }
 
 /// Counts the lines of `text`.
 inline int line_count(const std::string& text) {

@@ -29,9 +29,11 @@ struct CholeskyCliOptions {
   int block = 512;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
-  std::vector<std::string> offload{"gemm"};
+  std::vector<std::string> offload;  // empty: gemm when the offload scheduler is asked for
   std::vector<std::string> coherences{"coherent"};
-  std::string sched;  // empty: offload when a device is listed, else eager
+  std::string sched;  // empty: model when a device is listed (offload with --offload), else eager
+  bool calibrate = false;
+  std::string models;  // performance models file (empty: next to the calibration)
   int cpus = -1;
   int repeat = 1;
   bool no_warmup = false;
@@ -93,8 +95,20 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
     for (int g : gpu_counts)
       if (g <= 0) throw UsageError("cholesky: --gpus counts must be positive");
   }
-  std::string sched =
-      o.sched.empty() ? (devices.empty() && !simulate ? "eager" : "offload") : o.sched;
+  // Default: the seed's offload on a simulated platform (table 5's layout); model when devices are
+  // listed (offload with --offload); eager on CPUs alone.
+  std::string sched = o.sched;
+  if (sched.empty())
+    sched = simulate          ? "offload"
+            : devices.empty() ? "eager"
+            : o.offload.empty() ? "model"
+                                : "offload";
+  // The seed's schedulers keep the seed's placement without --offload: gemm on the devices
+  // (offload), dealt to them (round-robin), by locality; the model schedulers place every codelet.
+  std::vector<std::string> offload = o.offload;
+  if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
+  if ((o.calibrate || !o.models.empty()) && sched.rfind("model", 0) != 0)
+    throw UsageError("cholesky: --calibrate and --models apply to --sched model or model-ready");
   std::uint64_t device_memory = 0;
   if (!o.device_memory.empty()) {
     device_memory = parse_bytes(o.device_memory, "--device-memory");
@@ -118,7 +132,10 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
           c.runtime.cpus = with_cpu ? o.cpus : 0;
           c.runtime.devices = devices;
           c.runtime.scheduler = sched;
-          c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : o.offload;
+          c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : offload;
+          c.runtime.calibrate = o.calibrate;
+          // Virtual times of a simulated platform are not this machine's: kept out of its models.
+          c.runtime.perf_models = o.models.empty() && simulate ? "none" : o.models;
           c.runtime.coherence = parse_coherence(coh);
           c.runtime.device_memory_limit = device_memory;
           c.repeat = o.repeat;
@@ -149,7 +166,10 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
   nlohmann::json workers = nlohmann::json::array();
   int cpu_workers = 0;
   for (const auto& w : s.workers) {
-    workers.push_back({{"name", w.name}, {"tasks", w.tasks}, {"busy_s", w.busy_seconds}});
+    workers.push_back({{"name", w.name},
+                       {"tasks", w.tasks},
+                       {"busy_s", w.busy_seconds},
+                       {"predicted_busy_s", w.predicted_seconds}});
     cpu_workers += w.name.rfind("cpu", 0) == 0;
   }
   nlohmann::json links = nlohmann::json::array();
@@ -162,7 +182,8 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"precision", ch::to_string(c.precision)},
       {"devices", devices_label(c)},
       {"coherence", to_string(c.runtime.coherence)},
-      {"scheduler", c.runtime.scheduler},
+      {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
+      {"calibration_tasks", s.calibration_tasks},
       {"offload", join(c.runtime.offload, ",")},
       {"cpu_workers", cpu_workers},
       {"gflops", r.gflops},
@@ -316,17 +337,27 @@ void print_tables(std::ostream& out, const Report& report) {
 
   if (first["simulated"].get<bool>()) print_table5(out, rows);
 
-  out << "\nTasks per worker (fastest run)\n";
-  Table workers({"precision", "coherence", "worker", "tasks", "busy s"});
+  out << "\nTasks per worker (fastest run; predicted = the models' execution time of its tasks)\n";
+  Table workers(
+      {"precision", "coherence", "scheduler", "worker", "tasks", "busy s", "predicted s"});
   for (const auto& r : rows)
     for (const auto& w : r["workers"]) {
       // A simulated host has many cores: list only the workers that ran something.
       if (r["simulated"].get<bool>() && w["tasks"].get<std::uint64_t>() == 0) continue;
-      workers.add_row({r["precision"], r["coherence"], w["name"],
+      bool modelled = r["scheduler"].get<std::string>().rfind("model", 0) == 0;
+      workers.add_row({r["precision"], r["coherence"], r["scheduler"], w["name"],
                        std::to_string(w["tasks"].get<std::uint64_t>()),
-                       fixed(w["busy_s"].get<double>(), 3)});
+                       fixed(w["busy_s"].get<double>(), 3),
+                       modelled ? fixed(w["predicted_busy_s"].get<double>(), 3) : "-"});
     }
   workers.print(out);
+  for (const auto& r : rows)
+    if (r["calibration_tasks"].get<std::uint64_t>() > 0)
+      out << fmt::format(
+          "Calibrating ({} precision, {}): {} tasks were placed to measure performance models, "
+          "not where they were predicted to finish first (conveyor models lists them)\n",
+          r["precision"].get<std::string>(), r["coherence"].get<std::string>(),
+          r["calibration_tasks"].get<std::uint64_t>());
 }
 
 void run_cholesky_command(const CholeskyCliOptions& o) {
@@ -340,6 +371,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"offload", join(o.offload, ",")},
                             {"coherence", join(o.coherences, ",")},
                             {"scheduler", configs.front().runtime.scheduler},
+                            {"calibrate", o.calibrate},
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
                             {"check", o.check},
@@ -395,8 +427,9 @@ void add_cholesky_command(CLI::App& app) {
       ->option_text("LIST");
   command
       ->add_option("--offload", o->offload,
-                   "Codelets the offload scheduler puts on the devices: potrf, trsm, syrk, gemm "
-                   "(default gemm, as in the seed)")
+                   "Codelets the offload scheduler puts on the devices: potrf, trsm, syrk, gemm; "
+                   "implies --sched offload (default: gemm, as in the seed, for every scheduler but "
+                   "model and model-ready)")
       ->delimiter(',')
       ->option_text("LIST");
   command
@@ -407,9 +440,19 @@ void add_cholesky_command(CLI::App& app) {
       ->option_text("MODE[,..]");
   command
       ->add_option("--sched", o->sched,
-                   "eager, round-robin, offload or locality (default: offload when a device is "
-                   "listed, else eager)")
+                   "model (earliest predicted finish from measured task times and copies), "
+                   "model-ready (model, devices first run tasks whose data is in place), eager, "
+                   "round-robin, offload, locality (default: model when a device is listed, "
+                   "offload with --offload or --platform, else eager)")
       ->option_text("NAME");
+  command->add_flag("--calibrate", o->calibrate,
+                    "Model schedulers: measure every codelet on every worker kind at this tile "
+                    "size before trusting the models (spreads tasks; the output says how many)");
+  command
+      ->add_option("--models", o->models,
+                   "Model schedulers: performance models file (default perfmodels.json next to "
+                   "the probe's calibration; none = keep them in memory)")
+      ->option_text("FILE");
   command->add_option("--cpus", o->cpus, "CPU workers (default one per core)")->option_text("K");
   command
       ->add_option("--repeat", o->repeat,
@@ -454,8 +497,12 @@ void add_cholesky_command(CLI::App& app) {
   command->footer(
       "Examples:\n"
       "  conveyor cholesky --n 4096 --block 256 --check             CPU workers only\n"
+      "  conveyor cholesky --n 4096 --block 256 --devices all       CPUs + every device, model "
+      "scheduler\n"
+      "  conveyor models                                            what it measured\n"
       "  conveyor cholesky --n 8192 --precision s,d                 both precisions, side by side\n"
-      "  conveyor cholesky --n 512 --block 16 --devices cpu,opencl:0 --coherence naive,coherent\n"
+      "  conveyor cholesky --n 512 --block 16 --devices cpu,opencl:0 --offload gemm --coherence "
+      "naive,coherent\n"
       "      gemm offloaded, 32 x 32 tiles: the seed's table 3 (1425 vs 19840 copies)\n"
       "  conveyor cholesky --devices cpu,cuda:0 --offload gemm --cpus 4 --trace t.json\n"
       "  conveyor cholesky --n 4096 --block 256 --devices cpu,opencl:0 --device-memory 8MiB "

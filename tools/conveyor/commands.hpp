@@ -12,6 +12,7 @@ void add_probe_command(CLI::App& app);
 void add_plot_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_cholesky_command(CLI::App& app);
+void add_models_command(CLI::App& app);
 
 /// --json, --csv and --json-out FILE, the same on every subcommand.
 void add_output_options(CLI::App& command, OutputOptions& options);

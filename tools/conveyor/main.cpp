@@ -6,7 +6,9 @@
 #include <iostream>
 #include <new>
 
+#include "build_info.hpp"
 #include "commands.hpp"
+#include "installed_data.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::cli {
@@ -30,20 +32,23 @@ int main(int argc, char** argv) {
       "1000).",
       "conveyor"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "conveyor 0.1.0");
+  app.set_version_flag("--version", fmt::format("conveyor {}", kConveyorVersion));
   app.footer(
       "Examples:\n"
       "  conveyor devices                      what this machine has\n"
       "  conveyor stream --threads 1-8         STREAM table, one row per thread count\n"
       "  conveyor probe                        Td / Tm / BW per device, writes the calibration\n"
       "  conveyor plot result.json -o fig.png  draw a result\n"
+      "  conveyor models                       what the model scheduler measured\n"
       "Run 'conveyor COMMAND --help' for the options of each command.");
   cli::add_devices_command(app);
   cli::add_stream_command(app);
   cli::add_probe_command(app);
   cli::add_plot_command(app);
   cli::add_cholesky_command(app);
+  cli::add_models_command(app);
   cli::add_sim_command(app);
+  cli::use_installed_sim_programs();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

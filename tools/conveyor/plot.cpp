@@ -1,5 +1,6 @@
-// conveyor plot: draws JSON results (stream, probe, cholesky, sim, sim_sweep) and Chrome traces
-// with matplotlib, by running the conveyor_plot package from the source tree's python/ folder.
+// conveyor plot: draws JSON results (stream, probe, cholesky, models, sim, sim_sweep) and Chrome
+// traces with matplotlib, by running the conveyor_plot package from the source tree's python/
+// folder (or, installed, from <prefix>/share/conveyor/python).
 // Inputs are checked here first, so that bad input fails at once and without Python.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "installed_data.hpp"
 #include "conveyor/error.hpp"
 
 extern char** environ;
@@ -33,7 +35,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Keep in step with PLOTTABLE in python/conveyor_plot/results.py.
-constexpr std::array<std::string_view, 6> kPlottable = {"cholesky",  "probe",  "sim",
+constexpr std::array<std::string_view, 7> kPlottable = {"cholesky",  "models", "probe", "sim",
                                                         "sim_sweep", "stream", "trace"};
 constexpr std::string_view kPythonPrefix = "conveyor_plot: ";
 
@@ -190,7 +192,10 @@ void finish(const ChildResult& child, const std::string& python) {
 
 void run_plot(const PlotOptions& options) {
   check_inputs(options);
-  std::string package_root = std::string(kSourceDir) + "/python";
+  // An installed conveyor carries the package under <prefix>/share/conveyor/python.
+  auto installed = installed_data_dir();
+  std::string package_root =
+      installed ? (*installed / "python").string() : std::string(kSourceDir) + "/python";
   if (!fs::exists(package_root + "/conveyor_plot/__main__.py"))
     throw Error(fmt::format(
         "plot: the conveyor_plot package is missing from {} (was the source tree moved?)",
@@ -210,7 +215,7 @@ void add_plot_command(CLI::App& app) {
   auto options = std::make_shared<PlotOptions>();
   CLI::App* command = app.add_subcommand(
       "plot",
-      "Draw JSON results (stream, probe, cholesky, sim, sim_sweep) or a Chrome trace as PNG/SVG");
+      "Draw JSON results (stream, probe, cholesky, models, sim, sim_sweep) or a Chrome trace as PNG/SVG");
   command
       ->add_option("results", options->inputs, "Result files written with --json-out (or a trace)")
       ->required()

@@ -9,7 +9,7 @@ class EagerScheduler final : public Scheduler {
   using Scheduler::Scheduler;
 
  protected:
-  Placement place(const Task& task) override { return {-1, runnable(*task.codelet)}; }
+  Placement place(Task& task) override { return {-1, runnable(*task.codelet)}; }
 };
 
 }  // namespace

@@ -12,7 +12,7 @@ class LocalityScheduler final : public Scheduler {
   using Scheduler::Scheduler;
 
  protected:
-  Placement place(const Task& task) override {
+  Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
     if (!context().offload.empty()) {
       if (offloaded(*task.codelet))

@@ -26,7 +26,7 @@ class OffloadScheduler final : public Scheduler {
   }
 
  protected:
-  Placement place(const Task& task) override {
+  Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
     if (offloaded(*task.codelet)) return {-1, can & device_kinds()};
     return {-1, (can & kCpuMask) ? kCpuMask : can};

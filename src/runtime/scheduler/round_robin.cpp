@@ -11,7 +11,7 @@ class RoundRobinScheduler final : public Scheduler {
   using Scheduler::Scheduler;
 
  protected:
-  Placement place(const Task& task) override {
+  Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
     bool eligible =
         (can & device_kinds()) != 0 && (context().offload.empty() || offloaded(*task.codelet));

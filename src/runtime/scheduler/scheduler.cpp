@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "conveyor/error.hpp"
 
 namespace conveyor::runtime {
@@ -10,17 +12,24 @@ std::unique_ptr<Scheduler> make_eager_scheduler(SchedulerContext context);
 std::unique_ptr<Scheduler> make_round_robin_scheduler(SchedulerContext context);
 std::unique_ptr<Scheduler> make_offload_scheduler(SchedulerContext context);
 std::unique_ptr<Scheduler> make_locality_scheduler(SchedulerContext context);
+std::unique_ptr<Scheduler> make_model_scheduler(SchedulerContext context, bool ready_first);
 
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContext context) {
   if (name == "eager") return make_eager_scheduler(std::move(context));
   if (name == "round-robin") return make_round_robin_scheduler(std::move(context));
   if (name == "offload") return make_offload_scheduler(std::move(context));
   if (name == "locality") return make_locality_scheduler(std::move(context));
+  if (name == "model") return make_model_scheduler(std::move(context), false);
+  if (name == "model-ready") return make_model_scheduler(std::move(context), true);
   throw UsageError(fmt::format(
-      "unknown scheduler '{}'; schedulers: eager, round-robin, offload, locality", name));
+      "unknown scheduler '{}'; schedulers: model, model-ready, eager, round-robin, offload, "
+      "locality",
+      name));
 }
 
-bool measures_device_tasks(std::string_view /*name*/) { return false; }
+bool measures_device_tasks(std::string_view name) {
+  return name == "model" || name == "model-ready";
+}
 
 Scheduler::Scheduler(SchedulerContext context) : context_(std::move(context)) {
   for (const auto& w : context_.workers) present_ |= bit(w.kind);
@@ -74,17 +83,64 @@ Placement Scheduler::push(Task* task) {
   return p;
 }
 
+void Scheduler::OwnQueue::push(Task* t) {
+  heap.push_back(t);
+  std::push_heap(heap.begin(), heap.end(), Later());
+}
+
+Task* Scheduler::OwnQueue::take(std::size_t i) {
+  if (i == 0) {  // the usual case: O(log n), as the priority queue it replaces
+    std::pop_heap(heap.begin(), heap.end(), Later());
+    Task* t = heap.back();
+    heap.pop_back();
+    return t;
+  }
+  Task* t = heap[i];
+  heap[i] = heap.back();
+  heap.pop_back();
+  std::make_heap(heap.begin(), heap.end(), Later());  // model-ready only, among the first 16
+  return t;
+}
+
+Task* Scheduler::pick_local(int worker) {
+  OwnQueue& q = per_worker_[worker];
+  if (!prefers_local_data() || q.size() < 2) return q.take(0);
+  // The first entries of the heap hold the highest priorities; among them, the task whose data is
+  // most in place, so that its copies do not hold up the lane (StarPU's dmdar).
+  constexpr std::size_t kLook = 16;
+  int space = context_.workers[worker].space;
+  std::size_t best = 0;
+  std::size_t best_missing = bytes_missing(*q.heap[0], space);
+  for (std::size_t i = 1; i < std::min(kLook, q.size()) && best_missing > 0; ++i) {
+    std::size_t missing = bytes_missing(*q.heap[i], space);
+    if (missing < best_missing) {
+      best = i;
+      best_missing = missing;
+    }
+  }
+  return q.take(best);
+}
+
 Task* Scheduler::pop(int worker) {
   if (ready_ == 0) return nullptr;
   KindMask mine = bit(context_.workers[worker].kind);
-  Queue* best = per_worker_[worker].empty() ? nullptr : &per_worker_[worker];
+  Queue* best = nullptr;
+  bool own = !per_worker_[worker].empty();
+  Task* own_top = own ? per_worker_[worker].top() : nullptr;
   for (int m = 1; m < kMasks; ++m) {
     if (!(m & mine) || pools_[m].empty()) continue;
-    if (!best || Later()(best->top(), pools_[m].top())) best = &pools_[m];
+    Task* current = best ? best->top() : own_top;
+    if (!current || Later()(current, pools_[m].top())) best = &pools_[m];
   }
-  if (!best) return nullptr;
-  Task* t = best->top();
-  best->pop();
+  Task* t = nullptr;
+  if (best) {
+    t = best->top();
+    best->pop();
+  } else if (own) {
+    t = pick_local(worker);
+  } else {
+    return nullptr;
+  }
   --ready_;
   on_start(*t, worker);
   return t;

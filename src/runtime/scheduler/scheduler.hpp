@@ -5,6 +5,7 @@
 // the queues, the priority order and the choice of whom to wake are shared here. All calls happen
 // under the runtime's lock.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <queue>
 #include <set>
@@ -16,12 +17,20 @@
 #include "data/coherence.hpp"
 #include "runtime/task.hpp"
 
+namespace conveyor::perfmodel {
+class PerfModels;
+}
+
 namespace conveyor::runtime {
 
 struct WorkerDesc {
   DeviceKind kind = DeviceKind::Cpu;
   int space = 0;  ///< memory space the worker computes from (0 = host)
   std::string name;
+  std::string device = "cpu";  ///< what the models are keyed by: "cpu", "opencl:0", "cuda:1"
+  /// A device that computes on the host's own cores (an OpenCL CPU device such as PoCL): its work
+  /// competes with the CPU workers'.
+  bool shares_host_cores = false;
 };
 
 /// A set of device kinds, one bit per DeviceKind.
@@ -41,6 +50,12 @@ struct SchedulerContext {
   std::set<std::string, std::less<>> offload;  ///< codelet names placed on devices
   /// Where data is: policies ask it (e.g. bytes_missing), never DataState directly.
   detail::CoherenceEngine* coherence = nullptr;
+  /// Cost-aware policies: the performance models (the runtime keeps them, with a link model per
+  /// device), and whether to measure every (codelet, device) before trusting it (calibration).
+  perfmodel::PerfModels* models = nullptr;
+  bool calibrate = false;
+  /// The runtime's clock in seconds (virtual time on a simulated platform); null: steady_clock.
+  std::function<double()> now;
 };
 
 class Scheduler {
@@ -58,15 +73,24 @@ class Scheduler {
   /// execution time (CPU: the function; devices: the kernel on the stream/queue), or < 0 when it
   /// was not measured. Not called for cancelled tasks.
   virtual void on_complete(const Task& /*task*/) {}
+  /// Cost-aware policies: the execution time predicted for the tasks that finished on `worker`,
+  /// and how many tasks were placed only to measure a model (calibration).
+  virtual double predicted_busy(int /*worker*/) const { return 0; }
+  virtual std::uint64_t calibration_tasks() const { return 0; }
+  /// Runtime::reset_stats: starts those counts over.
+  virtual void reset_stats() {}
   /// Ready tasks waiting in total.
   std::size_t ready() const { return ready_; }
   const SchedulerContext& context() const { return context_; }
 
  protected:
   /// The policy: where this ready task goes.
-  virtual Placement place(const Task& task) = 0;
+  virtual Placement place(Task& task) = 0;
   /// `worker` took the task (from its queue or a pool) and is about to run it.
   virtual void on_start(const Task& /*task*/, int /*worker*/) {}
+  /// When true, a worker takes from its own queue the task with the fewest bytes still to copy
+  /// into its space (among the first few in priority order) rather than the first.
+  virtual bool prefers_local_data() const { return false; }
 
   /// Kinds of the workers present that the codelet has implementations for.
   KindMask runnable(const detail::CodeletImpl& codelet) const;
@@ -86,16 +110,27 @@ class Scheduler {
     }
   };
   using Queue = std::priority_queue<Task*, std::vector<Task*>, Later>;
+  // A worker's own queue: a heap in a vector, so that it can be looked into (prefers_local_data).
+  struct OwnQueue {
+    std::vector<Task*> heap;
+    bool empty() const { return heap.empty(); }
+    std::size_t size() const { return heap.size(); }
+    Task* top() const { return heap.front(); }
+    void push(Task* t);
+    Task* take(std::size_t i);
+  };
+  Task* pick_local(int worker);
 
   SchedulerContext context_;
   KindMask present_ = 0;
-  std::vector<Queue> per_worker_;
+  std::vector<OwnQueue> per_worker_;
   Queue pools_[kMasks];
   std::uint64_t seq_ = 0;
   std::size_t ready_ = 0;
 };
 
-/// "eager", "round-robin", "offload", "locality"; throws UsageError for another name.
+/// "eager", "round-robin", "offload", "locality", "model", "model-ready"; throws UsageError for
+/// another name.
 std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContext context);
 /// Whether the policy `name` needs device task times measured (DriverConfig::time_tasks); CPU
 /// task times are always measured.

@@ -186,7 +186,10 @@ class EmulatedDevice final : public runtime::DeviceDriver {
 };
 
 /// A runtime with `devices` emulated devices ("emu:0", ...) besides its CPU workers.
+/// Model schedulers keep their models in memory unless the test names a file: tests never touch
+/// the user's cache.
 inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1) {
+  if (options.perf_models.empty()) options.perf_models = "none";
   std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
   for (int i = 0; i < devices; ++i)
     drivers.push_back(std::make_unique<EmulatedDevice>("emu:" + std::to_string(i)));

@@ -26,6 +26,7 @@ class RuntimePerDevice : public ::testing::TestWithParam<std::string> {
   std::unique_ptr<Runtime> make_runtime(RuntimeOptions options) const {
     if (GetParam() == "emu") return make_emulated_runtime(std::move(options));
     options.devices = {GetParam()};
+    if (options.perf_models.empty()) options.perf_models = "none";  // never the user's cache
     return std::make_unique<Runtime>(std::move(options));
   }
   DeviceKind kind() const {

@@ -1,0 +1,224 @@
+// The model schedulers' placements with an emulated device and synthetic costs: models written to
+// the test's own file before the runtime starts, implementations that sleep the modelled times.
+// Asserts where tasks ran, never how long they took.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "conveyor/calibration.hpp"
+#include "conveyor/runtime.hpp"
+#include "runtime/perfmodel/models.hpp"
+#include "unit/runtime/emulated_device.hpp"
+
+namespace conveyor {
+namespace {
+
+using perfmodel::PerfModels;
+using perfmodel::TaskShape;
+
+constexpr std::size_t kElems = 1000;  // one vector of doubles per task
+constexpr int kTasks = 16;
+
+std::filesystem::path temp_dir() {
+  auto dir = std::filesystem::path(::testing::TempDir()) /
+             ("conveyor_model_sched_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+void sleep_ms(double ms) {
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+
+// "work": its CPU and device implementations take the modelled times.
+Codelet work(double cpu_ms, double device_ms) {
+  Codelet c("work");
+  c.cpu([cpu_ms](const TaskContext& t) {
+    t.data<double>(t.size() - 1)[0] += 1;
+    sleep_ms(cpu_ms);
+  });
+  c.cuda([device_ms](const TaskContext& t) {
+    t.data<double>(t.size() - 1)[0] += 1;
+    sleep_ms(device_ms);
+  });
+  return c;
+}
+
+struct Synthetic {
+  double cpu_ms = 10, device_ms = 1;
+  double latency_us = 1, bw_gbs = 1000;
+  int spikes = 0;  // device samples measured at 100x
+};
+
+// Models of "work" on (gate, x) or (x) buffers, as if measured on this machine.
+std::filesystem::path write_models(const std::string& name, const Synthetic& s, bool gate) {
+  PerfModels m;
+  m.machine = current_machine();
+  std::vector<std::size_t> sizes;
+  if (gate) sizes.push_back(sizeof(double));
+  sizes.push_back(kElems * sizeof(double));
+  TaskShape shape{perfmodel::footprint(sizes), 0, 0};
+  for (auto b : sizes) shape.bytes += b;
+  for (int i = 0; i < 20; ++i) {
+    m.record("work", "cpu", shape, s.cpu_ms * 1e-3);
+    m.record("work", "emu:0", shape, s.device_ms * 1e-3 * (i < s.spikes ? 100 : 1));
+  }
+  m.links()["emu:0"] = {s.latency_us, s.bw_gbs, "measured"};
+  auto path = temp_dir() / (name + ".json");
+  m.save(path);
+  return path;
+}
+
+RuntimeOptions options(const std::filesystem::path& models, const char* scheduler = "model") {
+  RuntimeOptions o;
+  o.cpus = 1;
+  o.pin = false;
+  o.scheduler = scheduler;
+  o.perf_models = models.string();
+  o.calibration = (temp_dir() / "no-calibration.json").string();
+  return o;
+}
+
+struct Counts {
+  std::uint64_t cpu = 0, device = 0, calibration = 0;
+};
+
+// kTasks independent tasks made ready at once (they wait on a host access to a gate), so that
+// every placement is decided from the injected models, before any measurement comes back.
+Counts run_gated(const RuntimeOptions& o, const Synthetic& s) {
+  auto rt = test::make_emulated_runtime(o);
+  double gate_value = 0;
+  std::vector<std::vector<double>> xs(kTasks, std::vector<double>(kElems, 0.0));
+  Data gate = rt->register_vector(&gate_value, 1, "gate");
+  std::vector<Data> data;
+  for (auto& x : xs) data.push_back(rt->register_vector(x.data(), x.size(), "x"));
+  Codelet c = work(s.cpu_ms, s.device_ms);
+  {
+    HostAccess hold = rt->acquire(gate, Access::Write);
+    for (auto& d : data) rt->submit(c, {{gate, Access::Read}, {d, Access::ReadWrite}});
+  }
+  rt->wait_all();
+  for (const auto& x : xs) EXPECT_EQ(x[0], 1.0);
+  RuntimeStats st = rt->stats();
+  EXPECT_EQ(st.scheduler, o.scheduler);
+  return {st.workers[0].tasks, st.workers[1].tasks, st.calibration_tasks};
+}
+
+class ModelScheduler : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ModelScheduler, FasterDeviceWinsWhenCopiesAreCheap) {
+  Synthetic s;  // device 10x faster, 1000 GB/s link
+  Counts n = run_gated(options(write_models("cheap", s, true), GetParam()), s);
+  EXPECT_EQ(n.calibration, 0u);
+  EXPECT_GT(n.device, 2 * n.cpu) << n.cpu << " on the CPU, " << n.device << " on the device";
+  EXPECT_GT(n.cpu, 0u) << "the CPU should take some once the device's queue is long enough";
+}
+
+TEST_P(ModelScheduler, DataStaysWhereItIsWhenCopiesDominate) {
+  Synthetic s;
+  s.latency_us = 1e6;  // a copy costs a second: more than the whole graph on the CPU
+  Counts n = run_gated(options(write_models("dear", s, true), GetParam()), s);
+  EXPECT_EQ(n.device, 0u);
+  EXPECT_EQ(n.cpu, static_cast<std::uint64_t>(kTasks));
+}
+
+TEST_P(ModelScheduler, SpikesInTheHistoryDoNotDerailPlacement) {
+  Synthetic s;
+  s.spikes = 3;  // 3 of the device's 20 samples at 100x
+  Counts n = run_gated(options(write_models("spikes", s, true), GetParam()), s);
+  EXPECT_GT(n.device, 2 * n.cpu) << n.cpu << " on the CPU, " << n.device << " on the device";
+}
+
+TEST_P(ModelScheduler, SlowerDeviceKeepsTheDataItHolds) {
+  // x is produced on the device; work is 10x faster on the CPU, but the copy home costs 1 s.
+  Synthetic s;
+  s.cpu_ms = 1;
+  s.device_ms = 10;
+  s.latency_us = 1e6;
+  auto rt = test::make_emulated_runtime(options(write_models("holder", s, false), GetParam()));
+  Codelet produce("produce");
+  produce.cuda([](const TaskContext& t) { t.data<double>(0)[0] = 41; });
+  Codelet c = work(s.cpu_ms, s.device_ms);
+  std::vector<std::vector<double>> xs(4, std::vector<double>(kElems, 0.0));
+  for (auto& x : xs) {
+    Data d = rt->register_vector(x.data(), x.size(), "x");
+    rt->submit(produce, {{d, Access::ReadWrite}});
+    rt->submit(c, {{d, Access::ReadWrite}});
+  }
+  rt->wait_all();
+  for (const auto& x : xs) EXPECT_EQ(x[0], 42.0);
+  RuntimeStats st = rt->stats();
+  EXPECT_EQ(st.workers[0].tasks, 0u) << "a work task copied its data home to the CPU";
+  EXPECT_EQ(st.workers[1].tasks, 8u);
+}
+
+TEST_P(ModelScheduler, CalibratesAnUnmeasuredCodeletOnEveryKindAndSavesTheModels) {
+  auto path = temp_dir() / (std::string("calibrate_") + GetParam() + ".json");
+  std::filesystem::remove(path);
+  Synthetic s;
+  s.cpu_ms = 1;
+  s.device_ms = 1;
+  {
+    RuntimeOptions o = options(path, GetParam());
+    o.calibrate = true;
+    auto rt = test::make_emulated_runtime(o);
+    std::vector<std::vector<double>> xs(kTasks, std::vector<double>(kElems, 0.0));
+    Codelet c = work(s.cpu_ms, s.device_ms);
+    for (auto& x : xs) {
+      Data d = rt->register_vector(x.data(), x.size(), "x");
+      rt->submit(c, {{d, Access::ReadWrite}});
+    }
+    rt->wait_all();
+    RuntimeStats st = rt->stats();
+    EXPECT_GT(st.calibration_tasks, 0u);
+    EXPECT_GT(st.workers[0].tasks, 0u);
+    EXPECT_GT(st.workers[1].tasks, 0u);
+  }
+  PerfModels saved = PerfModels::load(path, current_machine());
+  EXPECT_GT(saved.samples("work", "cpu"), 0u);
+  EXPECT_GT(saved.samples("work", "emu:0"), 0u);
+  EXPECT_EQ(saved.links().count("emu:0"), 1u);  // measured at first use, cached
+}
+
+TEST_P(ModelScheduler, ACorruptModelsFileIsOneLineAndReplaced) {
+  auto path = temp_dir() / (std::string("corrupt_") + GetParam() + ".json");
+  std::ofstream(path) << "{\"conveyor_perfmodels\": 1, \"models\": [";
+  ::testing::internal::CaptureStderr();
+  {
+    auto rt = test::make_emulated_runtime(options(path, GetParam()));
+    std::vector<double> x(kElems, 0.0);
+    Data d = rt->register_vector(x.data(), x.size(), "x");
+    Codelet c = work(0.1, 0.1);
+    rt->submit(c, {{d, Access::ReadWrite}});
+    rt->wait_all();
+  }
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("not valid JSON"), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NO_THROW(PerfModels::load(path, current_machine()));  // rewritten at the end
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, ModelScheduler, ::testing::Values("model", "model-ready"),
+                         [](const auto& info) {
+                           return std::string(info.param) == "model" ? "model" : "model_ready";
+                         });
+
+TEST(ModelSchedulerDefault, AutoIsModelWithDevicesAndEagerWithout) {
+  RuntimeOptions o;
+  o.cpus = 1;
+  o.pin = false;
+  o.perf_models = "none";
+  EXPECT_EQ(test::make_emulated_runtime(o)->stats().scheduler, "model");
+  EXPECT_EQ(test::make_emulated_runtime(o, 0)->stats().scheduler, "eager");
+  o.offload = {"gemm"};
+  EXPECT_EQ(test::make_emulated_runtime(o)->stats().scheduler, "offload");
+}
+
+}  // namespace
+}  // namespace conveyor
