@@ -164,19 +164,34 @@ TaskCounts task_counts(int tiles) {
 
 namespace {
 
-// Submits the whole graph in program order, counting the tasks into `f`.
+// Submits the whole graph in program order, counting the tasks into `f`. `square` > 0: the
+// device memory holds fewer tiles than the matrix, and gemm runs in square blocks of square x
+// square output tiles (see gemm_rank).
 template <typename TileFn>
 void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn& tile,
-                  Factorization& f) {
+                  Factorization& f, int square) {
+  // for_each_task's priorities favour the critical path. Out of core they are spaced by `room` so
+  // that gemm can be ordered within its column's level: the device's gemm should work through
+  // one square block of output tiles (rows I, columns J, `square` each) for every k before it
+  // moves on, so the block stays resident and each k loads only the 2 * square panel tiles A_Ik,
+  // A_Jk, where the column order (all rows of column j at step k) rescans the whole panel column
+  // for every j and LRU keeps none of it. Blocks go by column block first (the critical path),
+  // then row block, then k.
+  const int room = square > 0 ? nt * nt + nt + 1 : 1;
+  auto gemm_priority = [&](int i, int j, int k, int priority) {
+    if (square <= 0) return priority;
+    int jb = j / square, ib = i / square;
+    return 4 * (nt - jb * square) * room - (ib * nt + k) - 1;
+  };
   for_each_task(nt, [&](Kernel kernel, int i, int j, int k, int priority) {
     switch (kernel) {
       case Kernel::Potrf:
-        rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority);
+        rt.submit(codelets.potrf, {{tile(k, k), Access::ReadWrite}}, priority * room);
         ++f.potrf_tasks;
         break;
       case Kernel::Trsm:
         rt.submit(codelets.trsm, {{tile(k, k), Access::Read}, {tile(i, k), Access::ReadWrite}},
-                  priority);
+                  priority * room);
         ++f.trsm_tasks;
         break;
       case Kernel::Gemm:
@@ -184,12 +199,12 @@ void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn&
                   {{tile(i, k), Access::Read},
                    {tile(j, k), Access::Read},
                    {tile(i, j), Access::ReadWrite}},
-                  priority);
+                  gemm_priority(i, j, k, priority));
         ++f.gemm_tasks;
         break;
       case Kernel::Syrk:
         rt.submit(codelets.syrk, {{tile(i, k), Access::Read}, {tile(i, i), Access::ReadWrite}},
-                  priority);
+                  priority * room);
         ++f.syrk_tasks;
         break;
     }
@@ -225,9 +240,21 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
             rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
                                size_of(i), size_of(j), static_cast<std::size_t>(ld),
                                "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
+    // Out of core when the device memory holds fewer tiles than the lower triangle: gemm in
+    // square blocks with room for the block and its two panel strips (square^2 + 2 square tiles).
+    int square = 0;
+    std::uint64_t limit = rt.options().device_memory_limit;
+    std::uint64_t tile_bytes = static_cast<std::uint64_t>(block) * block * sizeof(T);
+    std::uint64_t triangle = static_cast<std::uint64_t>(nt) * (nt + 1) / 2;
+    if (limit > 0 && limit / tile_bytes < triangle) {
+      std::uint64_t room = limit / tile_bytes;
+      square = 1;
+      while (static_cast<std::uint64_t>((square + 1) * (square + 1) + 2 * (square + 1)) <= room)
+        ++square;
+    }
     rt.reset_stats();
     start = rt.seconds();  // virtual time on a simulated platform
-    submit_tasks(rt, codelets, nt, tile, f);
+    submit_tasks(rt, codelets, nt, tile, f, square);
     rt.wait_all();
   } catch (...) {
     // No registration may outlive this call: the caller may free the matrix next.

@@ -79,9 +79,19 @@ struct RuntimeOptions {
   DeviceCopy device_copy = DeviceCopy::HostStaged;
   /// Tasks each device driver keeps enqueued ahead of the device (copies and kernels).
   int device_tasks_in_flight = 4;
-  /// Bytes each device may allocate for replicas; 0 = the device's memory. Lower it to test what
-  /// happens when device memory runs out.
+  /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
+  /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
+  /// evicted (least recently used first; Modified ones are written home first) and the task waits
+  /// for that, so graphs larger than the device run. Only a task whose own buffers exceed it
+  /// fails. Lower it to emulate a smaller device (`--device-memory` on the CLI).
   std::uint64_t device_memory_limit = 0;
+  /// Early write-back: when a device task that wrote a data ends and no task submitted so far
+  /// uses the data again, its host copy is brought up to date at once on the device-to-host link
+  /// (asynchronously, while kernels run), so that wait_all does not end with a serial tail of
+  /// copies. The device replica stays valid. Off by default: when the program submits more work
+  /// on that data later, the copy was not needed, so copy counts can grow (never with the whole
+  /// graph submitted before it runs, as the seed's Cholesky does).
+  bool early_write_back = false;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
   /// Model schedulers: the performance models file, read at start and written at the end. Empty
@@ -118,6 +128,11 @@ struct SpaceStats {
   std::string name;               ///< "opencl:0", ...
   std::uint64_t allocations = 0;  ///< real device allocations
   std::uint64_t cache_hits = 0;   ///< allocations served by the cache of freed blocks
+  std::uint64_t evictions = 0;    ///< replicas freed to make room for others
+  std::uint64_t write_backs = 0;  ///< evicted replicas copied home first (also D2H copies)
+  std::uint64_t write_back_bytes = 0;
+  std::uint64_t peak_bytes = 0;   ///< most bytes allocated at once (cached blocks included)
+  std::uint64_t limit_bytes = 0;  ///< the space's capacity (device_memory_limit or the device's)
 };
 
 /// Per worker: tasks run and the time spent in them.
@@ -137,9 +152,13 @@ struct RuntimeStats {
   std::uint64_t d2d_copies = 0, d2d_bytes = 0;  ///< peer copies only (host-staged count as two)
   std::uint64_t device_allocations = 0;         ///< real device allocations
   std::uint64_t allocation_cache_hits = 0;      ///< allocations served by the cache of freed blocks
-  std::uint64_t tasks = 0;                      ///< tasks run (not counting acquires)
-  std::vector<LinkStats> links;                 ///< links with at least one copy
-  std::vector<SpaceStats> spaces;               ///< one per device
+  std::uint64_t evictions = 0;                  ///< device replicas freed to make room
+  std::uint64_t write_backs = 0;  ///< evictions that copied Modified data home (counted in d2h too)
+  std::uint64_t write_back_bytes = 0;
+  std::uint64_t peak_device_bytes = 0;  ///< the largest peak of any device space
+  std::uint64_t tasks = 0;              ///< tasks run (not counting acquires)
+  std::vector<LinkStats> links;         ///< links with at least one copy
+  std::vector<SpaceStats> spaces;       ///< one per device
   std::vector<WorkerStats> workers;
   std::string scheduler;                  ///< the policy used ("auto" resolved)
   std::uint64_t calibration_tasks = 0;    ///< model schedulers: tasks placed to measure a model

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+
 #include "conveyor/error.hpp"
 
 namespace conveyor::detail {
@@ -10,11 +13,42 @@ namespace {
 // mutex the thread already owns is undefined).
 thread_local const DataState* tl_preparing = nullptr;
 
+// Whether a copy home of the data is in flight from any space. Another one must not start then:
+// a stale copy (its replica rewritten meanwhile elsewhere) could land after the fresh one.
+bool writing_back(const DataState& d) {
+  for (const auto& r : d.replicas)
+    if (r.writing_back) return true;
+  return false;
+}
+
 struct Preparing {
   explicit Preparing(const DataState& d) { tl_preparing = &d; }
   ~Preparing() { tl_preparing = nullptr; }
 };
 }  // namespace
+
+/// One device memory space: its allocator and its recency list.
+struct CoherenceEngine::Space {
+  std::unique_ptr<DeviceMemory> memory;
+  // Least recently used first. Taken after a data's lock (touch, forget), or first with the
+  // data locks only tried (evict), so the two orders cannot deadlock.
+  std::mutex lru_mutex;
+  DataState* head = nullptr;
+  DataState* tail = nullptr;
+  std::atomic<int> write_backs{0};      ///< enqueued, not landed
+  std::atomic<std::size_t> landing{0};  ///< their bytes: room that is on its way
+};
+
+struct CoherenceEngine::WriteBack {
+  CoherenceEngine* engine = nullptr;
+  DataState* data = nullptr;
+  int space = 0;
+  std::size_t bytes = 0;
+  bool evicting = false;  ///< to make room (counted in Space::landing), else early
+  runtime::HostRegion home;
+  const void* block = nullptr;
+  double start_us = 0;
+};
 
 const char* to_string(Msi s) {
   switch (s) {
@@ -46,13 +80,20 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
       trace_(trace) {
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
     int space = static_cast<int>(i) + 1;
-    memories_.push_back(std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_));
-    memories_.back()->set_evict(
-        [this, space](std::size_t missing) { return evict(space, missing); });
+    auto s = std::make_unique<Space>();
+    s->memory = std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_);
+    s->memory->set_evict([this, space](std::size_t missing) { return evict(space, missing); });
+    spaces_.push_back(std::move(s));
   }
 }
 
-CoherenceEngine::~CoherenceEngine() = default;
+CoherenceEngine::~CoherenceEngine() {
+  // The callbacks of write-backs still landing use this engine.
+  std::unique_lock lock(pending_mutex_);
+  pending_cv_.wait(lock, [&] { return pending_ == 0; });
+}
+
+DeviceMemory& CoherenceEngine::memory(int space) { return *spaces_[space - 1]->memory; }
 
 void CoherenceEngine::init(DataState& d) const {
   d.replicas.assign(spaces(), Replica{});
@@ -60,12 +101,53 @@ void CoherenceEngine::init(DataState& d) const {
   d.replicas[kHostSpace].state = Msi::Modified;  // the user's memory is the only copy
 }
 
-void CoherenceEngine::fetch_to_host(DataState& d) {
-  std::lock_guard lock(d.mutex);
-  fetch_to_host_locked(d);
+// ---- recency ----------------------------------------------------------------------------------
+
+void CoherenceEngine::touch(DataState& d, int space) {
+  Space& s = *spaces_[space - 1];
+  std::lock_guard lock(s.lru_mutex);
+  Replica& r = d.replicas[space];
+  if (r.in_lru && s.tail == &d) return;
+  if (r.in_lru) {  // unlink
+    (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
+    (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
+  }
+  r.lru_prev = s.tail;
+  r.lru_next = nullptr;
+  (s.tail ? s.tail->replicas[space].lru_next : s.head) = &d;
+  s.tail = &d;
+  r.in_lru = true;
 }
 
-void CoherenceEngine::fetch_to_host_locked(DataState& d) {
+void CoherenceEngine::forget(DataState& d, int space) {
+  Space& s = *spaces_[space - 1];
+  std::lock_guard lock(s.lru_mutex);
+  Replica& r = d.replicas[space];
+  if (!r.in_lru) return;
+  (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
+  (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
+  r.lru_prev = r.lru_next = nullptr;
+  r.in_lru = false;
+}
+
+// ---- host side --------------------------------------------------------------------------------
+
+void CoherenceEngine::await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock) {
+  // A write-back lands in the user's memory: nobody reads or writes that memory before it has.
+  d.moved.wait(lock, [&] {
+    for (const auto& r : d.replicas)
+      if (r.writing_back) return false;
+    return true;
+  });
+}
+
+void CoherenceEngine::fetch_to_host(DataState& d) {
+  std::unique_lock lock(d.mutex);
+  fetch_to_host_locked(d, lock);
+}
+
+void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock) {
+  await_write_backs(d, lock);
   if (valid(d.replicas[kHostSpace].state)) return;
   int src = -1;
   for (int s = 1; s < spaces(); ++s) {
@@ -90,12 +172,28 @@ void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
   for (auto& r : d.replicas) r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
+  ++d.version;
 }
 
-void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
-  std::lock_guard lock(d.mutex);
+void CoherenceEngine::prepare_host(DataState& d, Access mode) {
+  std::unique_lock lock(d.mutex);
+  if (reads(mode)) {
+    fetch_to_host_locked(d, lock);
+    return;
+  }
+  await_write_backs(d, lock);
+  // Taken over now rather than after the task: a device replica left Modified until then could
+  // be evicted meanwhile, and its write-back would land on what the task writes.
+  for (auto& r : d.replicas) r.state = Msi::Invalid;
+  d.replicas[kHostSpace].state = Msi::Modified;
+  ++d.version;
+}
+
+// ---- device side ------------------------------------------------------------------------------
+
+int CoherenceEngine::reserve_on_device(DataState& d, int space, Access mode) {
+  std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
-  runtime::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
   if (need_copy && device_copy_ == DeviceCopy::PeerDirect) {
     // peer-direct: the task uses a peer's valid replica in place (pinned there); nothing is copied
@@ -103,13 +201,30 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
     if (int src = peer_direct_source(d, space); src > 0) {
       ++d.replicas[src].pins;
       r.direct_from.push_back(src);
-      return d.replicas[src].block;
+      return src;
     }
   }
   if (!r.block) {
     Preparing preparing(d);
-    r.block = memory(space).allocate(d.bytes(), d.describe());
+    void* block = memory(space).allocate(d.bytes(), d.describe());
+    if (!block) return kNoRoom;  // full of replicas in use: the caller waits and asks again
+    r.block = block;
   }
+  touch(d, space);
+  ++r.pins;
+  return kLocal;
+}
+
+void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
+                                         int reservation) {
+  *peer_source = 0;
+  if (reservation == kNotReserved) reservation = reserve_on_device(d, space, mode);
+  if (reservation == kNoRoom) return nullptr;
+  std::unique_lock lock(d.mutex);
+  if (reservation > 0) return d.replicas[reservation].block;  // peer-direct
+  Replica& r = d.replicas[space];
+  runtime::DeviceDriver& driver = *drivers_[space - 1];
+  bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
   if (need_copy) {
     if (!valid(d.replicas[kHostSpace].state)) {
       int src = -1;
@@ -121,24 +236,26 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode) {
       if (device_copy_ != DeviceCopy::HostStaged && driver.can_peer_from(*drivers_[src - 1])) {
         driver.enqueue_peer(r.block, *drivers_[src - 1], d.replicas[src].block, d.bytes());
         stats_.count_copy(src, space, d.bytes());
+        // The source must outlive the copy on this lane: pinned until the task ends.
+        ++d.replicas[src].pins;
+        *peer_source = src;
         r.state = Msi::Shared;
-        ++r.pins;
         return r.block;
       }
-      fetch_to_host_locked(d);  // host-staged: device -> host now, host -> device below
+      fetch_to_host_locked(d, lock);  // host-staged: device -> host now, host -> device below
     }
     driver.enqueue_h2d(r.block, d.host_region());
     stats_.count_copy(kHostSpace, space, d.bytes());
     r.state = Msi::Shared;
     d.replicas[kHostSpace].state = Msi::Shared;
   }
-  ++r.pins;
   return r.block;
 }
 
 void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
+  if (writes(mode)) ++d.version;  // a write-back still landing is stale now
   if (policy_ == Coherence::Naive) {
     if (writes(mode)) {
       drivers_[space - 1]->enqueue_d2h(d.host_region(), r.block);
@@ -197,38 +314,206 @@ int CoherenceEngine::peer_direct_source(DataState& d, int space) const {
   return src;
 }
 
+void CoherenceEngine::unpin(DataState& d, int space, int reservation) {
+  if (reservation <= 0) {
+    std::lock_guard lock(d.mutex);
+    --d.replicas[space].pins;
+    return;
+  }
+  {
+    std::lock_guard lock(d.mutex);
+    auto& from = d.replicas[space].direct_from;
+    auto it = std::find(from.begin(), from.end(), reservation);
+    if (it != from.end()) from.erase(it);
+    --d.replicas[reservation].pins;
+  }
+  if (wake_) wake_(reservation);  // that space's driver may be waiting for this room
+}
+
+void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
+  unpin(d, space, CoherenceEngine::kLocal);  // the source's own pin, not a peer-direct one
+  if (wake_) wake_(space);  // that space's driver may be waiting for this room
+}
+
 void CoherenceEngine::drop_replicas(DataState& d) {
-  std::lock_guard lock(d.mutex);
-  fetch_to_host_locked(d);
+  std::unique_lock lock(d.mutex);
+  fetch_to_host_locked(d, lock);
   for (int s = 1; s < spaces(); ++s) {
     Replica& r = d.replicas[s];
+    forget(d, s);
     if (r.block) memory(s).release(r.block, d.bytes());
     r = Replica{};
   }
   d.replicas[kHostSpace].state = Msi::Modified;
 }
 
-bool CoherenceEngine::evict(int space, std::size_t missing) {
-  if (!for_each_) return false;
+// ---- eviction ---------------------------------------------------------------------------------
+
+std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
+  Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
-  for_each_([&](DataState& d) {
-    if (&d == tl_preparing) return true;
-    std::unique_lock lock(d.mutex, std::try_to_lock);
-    if (!lock.owns_lock()) return true;  // busy (possibly the caller's own data): skip it
-    Replica& r = d.replicas[space];
-    if (!r.block || r.pins > 0 || r.state == Msi::Modified) return true;
-    if (r.state == Msi::Shared) {
-      bool other = false;
-      for (int s = 0; s < spaces(); ++s)
-        if (s != space && valid(d.replicas[s].state)) other = true;
-      if (!other) return true;
+  std::vector<WriteBack*> started;
+  std::unique_lock list_lock(s.lru_mutex);
+  try {
+    // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
+    // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
+    // the task waiting for this room) are never taken.
+    // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in
+    // this way, 980 with plain LRU, which writes back the tiles being accumulated to keep the panel
+    // tiles that the next row of updates reads again anyway.)
+    for (int pass = 0; pass < 2; ++pass) {
+      // Room already on its way (earlier write-backs) counts: no more copies than needed.
+      std::size_t landing = s.landing.load();
+      if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
+      std::size_t coming = landing;
+      for (DataState* d = s.head; d;) {
+        DataState* next = d->replicas[space].lru_next;
+        if (d == tl_preparing) {
+          d = next;
+          continue;
+        }
+        std::unique_lock lock(d->mutex, std::try_to_lock);
+        if (!lock.owns_lock()) {  // busy right now: not a victim this time
+          d = next;
+          continue;
+        }
+        Replica& r = d->replicas[space];
+        if (r.block && r.pins == 0 && !r.writing_back) {
+          bool elsewhere = false;
+          for (int o = 0; o < spaces(); ++o)
+            if (o != space && valid(d->replicas[o].state)) elsewhere = true;
+          if (pass == 0 && (!valid(r.state) || elsewhere)) {
+            r.lru_prev ? (void)(r.lru_prev->replicas[space].lru_next = r.lru_next)
+                       : (void)(s.head = r.lru_next);
+            r.lru_next ? (void)(r.lru_next->replicas[space].lru_prev = r.lru_prev)
+                       : (void)(s.tail = r.lru_prev);
+            r.lru_prev = r.lru_next = nullptr;
+            r.in_lru = false;
+            memory(space).free(r.block, d->bytes());
+            r.block = nullptr;
+            r.state = Msi::Invalid;
+            freed += d->bytes();
+            stats_.count_eviction(space);
+            if (trace_) {
+              double now = trace_->now_us();
+              trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
+            }
+            if (freed >= missing) break;
+          } else if (pass == 1 && valid(r.state) && !elsewhere && !writing_back(*d)) {
+            started.push_back(start_write_back(*d, space, true));
+            coming += d->bytes();
+            if (freed + coming >= missing) break;
+          }
+        }
+        d = next;
+      }
     }
-    memory(space).free(r.block, d.bytes());
-    r = Replica{};
-    freed += d.bytes();
-    return freed < missing;
-  });
-  return freed > 0;
+  } catch (...) {  // a copy could not be enqueued: those already started must still complete
+    list_lock.unlock();
+    notify_write_backs(space, started);
+    throw;
+  }
+  list_lock.unlock();
+  notify_write_backs(space, started);
+  return freed;
+}
+
+void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*>& started) {
+  // Without any lock: a driver may call back at once (PoCL does when the copy is done already),
+  // and the callback takes the data's lock. The data cannot go away meanwhile: unregistering it
+  // waits for its write-back.
+  // Only this driver thread enqueues on the lane, so nothing reaches the block in between.
+  runtime::DeviceDriver& driver = *drivers_[space - 1];
+  for (WriteBack* wb : started) {
+    try {
+      // On the lane, behind the kernels already enqueued (one of them may have written it).
+      driver.enqueue_d2h(wb->home, wb->block);
+      driver.notify(&CoherenceEngine::on_write_back, wb);
+    } catch (const std::exception&) {
+      on_write_back(wb, "the write-back could not be enqueued");  // the replica stays Modified
+    }
+  }
+}
+
+CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int space,
+                                                              bool evicting) {
+  Space& s = *spaces_[space - 1];
+  Replica& r = d.replicas[space];
+  auto wb = std::make_unique<WriteBack>();
+  wb->engine = this;
+  wb->data = &d;
+  wb->space = space;
+  wb->bytes = d.bytes();
+  wb->evicting = evicting;
+  wb->home = d.host_region();
+  wb->block = r.block;
+  wb->start_us = trace_ ? trace_->now_us() : 0;
+  // From here the block stays and host users wait until the copy has landed.
+  r.writing_back = true;
+  r.write_back_version = d.version;
+  stats_.count_copy(space, kHostSpace, d.bytes());
+  if (evicting) {
+    stats_.count_write_back(space, d.bytes());
+    s.landing.fetch_add(d.bytes());
+  }
+  s.write_backs.fetch_add(1);
+  {
+    std::lock_guard lock(pending_mutex_);
+    ++pending_;
+  }
+  return wb.release();
+}
+
+CoherenceEngine::WriteBack* CoherenceEngine::begin_early_write_back(DataState& d, int space) {
+  std::lock_guard lock(d.mutex);
+  Replica& r = d.replicas[space];
+  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 ||
+      writing_back(d))
+    return nullptr;
+  return start_write_back(d, space, false);
+}
+
+void CoherenceEngine::on_write_back(void* user, const char* error) {
+  std::unique_ptr<WriteBack> wb(static_cast<WriteBack*>(user));
+  CoherenceEngine& self = *wb->engine;
+  Space& s = *self.spaces_[wb->space - 1];
+  {
+    DataState& d = *wb->data;
+    std::lock_guard lock(d.mutex);
+    Replica& r = d.replicas[wb->space];
+    r.writing_back = false;
+    // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
+    // write since the copy was enqueued leaves the host stale.
+    if (!error && d.version == r.write_back_version) {
+      d.replicas[kHostSpace].state = Msi::Shared;
+      if (r.state == Msi::Modified) r.state = Msi::Shared;
+    }
+    d.moved.notify_all();
+  }
+  if (self.trace_)
+    self.trace_->add(wb->space + 1, runtime::kD2hTid, wb->evicting ? "write-back" : "early write-back",
+                     "memory", wb->start_us, self.trace_->now_us());
+  if (wb->evicting) s.landing.fetch_sub(wb->bytes);
+  s.write_backs.fetch_sub(1);
+  if (self.wake_) self.wake_(wb->space);
+  std::lock_guard lock(self.pending_mutex_);
+  if (--self.pending_ == 0) self.pending_cv_.notify_all();
+}
+
+int CoherenceEngine::write_backs_in_flight(int space) const {
+  return spaces_[space - 1]->write_backs.load();
+}
+
+void CoherenceEngine::fill(RuntimeStats& out) const {
+  for (std::size_t i = 0; i < spaces_.size() && i < out.spaces.size(); ++i) {
+    out.spaces[i].peak_bytes = spaces_[i]->memory->peak();
+    out.spaces[i].limit_bytes = spaces_[i]->memory->limit();
+    out.peak_device_bytes = std::max(out.peak_device_bytes, out.spaces[i].peak_bytes);
+  }
+}
+
+void CoherenceEngine::reset_peaks() {
+  for (auto& s : spaces_) s->memory->reset_peak();
 }
 
 }  // namespace conveyor::detail

@@ -7,9 +7,17 @@
 //  - naive: around every device task, copy each input in and each output back to the host.
 // Device-side work goes on the device's lane (asynchronous, in order); host-side copies are
 // synchronous on the device's own copy-out lane.
+//
+// Device memory is a cache of the host. Each space keeps its replicas that hold a block in a
+// recency list (moved to the back when a task uses them). When an allocation does not fit, the
+// space's driver thread evicts from the front: unpinned replicas whose contents exist elsewhere
+// are freed at once; those that are the only valid copy are written home on the lane and freed
+// once the copy has landed (they are Shared by then), so the caller waits instead of failing.
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "conveyor/runtime.hpp"
@@ -27,11 +35,12 @@ class CoherenceEngine {
   CoherenceEngine(Coherence policy, DeviceCopy device_copy,
                   std::vector<runtime::DeviceDriver*> drivers, std::uint64_t memory_limit,
                   TransferStats& stats, runtime::Trace* trace);
+  /// Waits for the write-backs still landing.
   ~CoherenceEngine();
 
   int spaces() const { return static_cast<int>(drivers_.size()) + 1; }
   Coherence policy() const { return policy_; }
-  DeviceMemory& memory(int space) { return *memories_[space - 1]; }
+  DeviceMemory& memory(int space);
 
   /// Gives every device replica slot to a newly registered data.
   void init(DataState& d) const;
@@ -40,14 +49,39 @@ class CoherenceEngine {
   void fetch_to_host(DataState& d);
   /// A host task or acquire changed the data: host Modified, the rest Invalid.
   void commit_host_write(DataState& d);
+  /// Host side, before a CPU task or an acquire uses the data with `mode`: reads fetch it home;
+  /// a write-only use waits for a write-back still landing in the user's memory and takes the
+  /// data over at once (host Modified), so that no eviction writes into memory the task writes.
+  void prepare_host(DataState& d, Access mode);
 
-  /// Driver thread of `space`, before launching a task: a replica there that the task can use with
-  /// `mode` (copied in on the lane when the task reads it), pinned until unpin. Returns its block.
-  /// Throws DeviceError when memory runs out (nothing is changed then).
-  void* prepare_on_device(DataState& d, int space, Access mode);
+  /// Driver thread of `space`, before launching a task, for each of its data first: a block there
+  /// (allocated if needed, evicting others), pinned until unpin. False when device memory is full
+  /// of replicas in use now (nothing changed then, but evictions may have started): call again
+  /// after a completion or a write-back (set_wake). Throws DeviceError when the data alone exceeds
+  /// the device. Reserving every buffer before copying any means that a task waiting for room
+  /// holds no peer copy's source on another device (two devices' waiting tasks could hold each
+  /// other's room otherwise).
+  /// Returns kNoRoom, kLocal (a block here), or under peer-direct the space whose replica the
+  /// task uses in place (pinned there instead).
+  static constexpr int kNoRoom = -1, kLocal = 0, kNotReserved = -2;
+  int reserve_on_device(DataState& d, int space, Access mode);
+  /// Then, for each access: makes the reserved replica usable with `mode` (copied in on the lane
+  /// when the task reads it) and returns its block. When the copy comes straight from another
+  /// device's replica, that one is pinned too and its space is stored in `*peer_source` (unpin it
+  /// with unpin_peer_source when the task ends), else 0. With kNotReserved, reserves first
+  /// (returns nullptr when there is no room).
+  void* prepare_on_device(DataState& d, int space, Access mode, int* peer_source,
+                          int reservation = kNotReserved);
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
+  /// A task no longer uses the replica in `space` (any thread).
   void unpin(DataState& d, int space);
+  /// The task of another device whose peer copy read this replica has ended (see
+  /// prepare_on_device); wakes `space`'s driver, which may be waiting for the room.
+  void unpin_peer_source(DataState& d, int space);
+  /// The runtime's unpin: `reservation` as reserve_on_device returned it for this task's access
+  /// (peer-direct users unpin the peer's replica and wake its driver).
+  void unpin(DataState& d, int space, int reservation);
 
   /// Whether `space` holds a valid replica of the data. Any thread (takes the data's lock).
   bool valid_in(DataState& d, int space);
@@ -58,23 +92,48 @@ class CoherenceEngine {
   /// Unregister: host up to date, device blocks back to the allocation caches.
   void drop_replicas(DataState& d);
 
-  /// The runtime's registered data, for eviction; `visit` gets each one until it returns false.
-  using ForEachData = std::function<void(const std::function<bool(DataState&)>& visit)>;
-  void set_registry(ForEachData for_each) { for_each_ = std::move(for_each); }
+  /// Early write-back (RuntimeOptions::early_write_back), in two steps. Driver thread of `space`,
+  /// under the runtime's graph lock (so that the data cannot be unregistered meanwhile): when the
+  /// replica there is Modified and unused, marks it as being written home (from then on
+  /// unregistering waits for the copy) and returns the record, else nullptr. Then, with no lock
+  /// held, notify_write_backs enqueues the copies; the replica stays (Shared once landed).
+  struct WriteBack;
+  WriteBack* begin_early_write_back(DataState& d, int space);
+  void notify_write_backs(int space, const std::vector<WriteBack*>& started);
+  /// Write-backs enqueued on `space`'s lane that have not landed yet.
+  int write_backs_in_flight(int space) const;
+  /// Called (from any thread, no lock held) when memory may have come free in `space` without a
+  /// task of its own finishing: a write-back landed, another device's task unpinned a replica.
+  void set_wake(std::function<void(int space)> wake) { wake_ = std::move(wake); }
+  /// Adds the per-space peaks and limits to `out` (after TransferStats::fill).
+  void fill(RuntimeStats& out) const;
+  void reset_peaks();
 
  private:
-  void fetch_to_host_locked(DataState& d);
-  bool evict(int space, std::size_t missing);
+  struct Space;
+  void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
+  void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
+  std::size_t evict(int space, std::size_t missing);
+  /// Under the data's lock: marks the replica as being written home and returns the record;
+  /// notify_write_backs enqueues the copy and its completion once no lock is held.
+  WriteBack* start_write_back(DataState& d, int space, bool evicting);
+  static void on_write_back(void* user, const char* error);
+  // The space's recency list; under the data's lock.
+  void touch(DataState& d, int space);
+  void forget(DataState& d, int space);
   /// peer-direct: the device whose replica a read-only task on `space` reads in place, or -1.
   int peer_direct_source(DataState& d, int space) const;
 
   Coherence policy_;
   DeviceCopy device_copy_;
   std::vector<runtime::DeviceDriver*> drivers_;
-  std::vector<std::unique_ptr<DeviceMemory>> memories_;
+  std::vector<std::unique_ptr<Space>> spaces_;
   TransferStats& stats_;
   runtime::Trace* trace_;
-  ForEachData for_each_;
+  std::function<void(int)> wake_;
+  mutable std::mutex pending_mutex_;  // write-backs in flight, all spaces
+  std::condition_variable pending_cv_;
+  int pending_ = 0;
 };
 
 }  // namespace conveyor::detail

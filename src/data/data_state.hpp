@@ -3,6 +3,7 @@
 // one replica per device memory space with its MSI state, and the tasks that last touched it (for
 // dependency inference).
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,16 @@ struct Replica {
   void* block = nullptr;  ///< device allocation (cl_mem, device pointer); the user's memory on host
   Msi state = Msi::Invalid;
   int pins = 0;  ///< tasks in flight using the block; a pinned block is never evicted
+  /// An eviction's copy home is on the device's lane: the block stays until it has landed, and
+  /// the host is not valid before (host users wait on DataState::moved).
+  bool writing_back = false;
+  /// DataState::version when the write-back was enqueued: a write since then makes it stale.
+  std::uint64_t write_back_version = 0;
+  /// The space's recency list (least recently used first), linked through the replicas that
+  /// hold a block; guarded by that space's list lock in the CoherenceEngine.
+  DataState* lru_prev = nullptr;
+  DataState* lru_next = nullptr;
+  bool in_lru = false;
   /// peer-direct: for each task in flight here reading a peer's replica in place, that peer's
   /// space (whose replica it pins).
   std::vector<int> direct_from;
@@ -50,8 +61,10 @@ struct DataState {
   DataState* parent = nullptr;  ///< the matrix a tile belongs to
   std::size_t registry_slot = 0;  ///< position in the runtime's list of registered data
 
-  std::mutex mutex;  ///< guards replicas
+  std::mutex mutex;               ///< guards replicas
+  std::condition_variable moved;  ///< a write-back landed (with `mutex`)
   std::vector<Replica> replicas;
+  std::uint64_t version = 0;  ///< bumped by every write (guarded by `mutex`)
 
   // Guarded by the runtime's graph lock.
   runtime::Task* last_writer = nullptr;

@@ -21,6 +21,21 @@ std::uint64_t DeviceMemory::used() const {
   return used_;
 }
 
+std::uint64_t DeviceMemory::peak() const {
+  std::lock_guard lock(mutex_);
+  return peak_;
+}
+
+void DeviceMemory::reset_peak() {
+  std::lock_guard lock(mutex_);
+  peak_ = used_;
+}
+
+void DeviceMemory::add_used(std::size_t bytes) {
+  used_ += bytes;
+  if (used_ > peak_) peak_ = used_;
+}
+
 bool DeviceMemory::trim_locked() {
   bool any = !cache_.empty();
   for (auto& [bytes, block] : cache_) {
@@ -47,27 +62,34 @@ void* DeviceMemory::allocate(std::size_t bytes, const std::string& what) {
   if (bytes > limit_)
     throw DeviceError(fmt::format("{}: cannot allocate {} for {}: larger than the device limit {}",
                                   driver_.id(), format_bytes(bytes), what, format_bytes(limit_)));
-  if (used_ + bytes > limit_) trim_locked();
-  while (used_ + bytes > limit_) {
-    std::size_t missing = used_ + bytes - limit_;
-    lock.unlock();  // eviction calls free(), which locks
-    bool freed = evict_ && evict_(missing);
-    lock.lock();
-    if (!freed) break;
-  }
-  if (used_ + bytes > limit_)
-    throw DeviceError(fmt::format(
-        "{}: cannot allocate {} for {}: {} of the {} limit in use by replicas of tasks in flight "
-        "or modified data",
-        driver_.id(), format_bytes(bytes), what, format_bytes(used_), format_bytes(limit_)));
+  // Evicts until it fits; `missing` is what the limit (or, after a refusal, the device) lacks.
+  auto make_room = [&](std::size_t missing) {
+    trim_locked();
+    while (missing > 0) {
+      lock.unlock();  // eviction calls free(), which locks
+      std::size_t freed = evict_ ? evict_(missing) : 0;
+      lock.lock();
+      if (freed == 0) return;
+      missing = freed >= missing ? 0 : missing - freed;
+    }
+  };
+  if (used_ + bytes > limit_) make_room(used_ + bytes - limit_);
+  if (used_ + bytes > limit_) return nullptr;  // in use now: the caller waits for completions
   void* block = nullptr;
   try {
     block = driver_.allocate(bytes);
   } catch (const DeviceError&) {
-    if (!trim_locked()) throw;
-    block = driver_.allocate(bytes);
+    // The device's own allocator refused below the limit (real memory smaller, fragmented or
+    // shared with other processes): free what can be freed and try once more.
+    make_room(bytes);
+    try {
+      block = driver_.allocate(bytes);
+    } catch (const DeviceError&) {
+      if (used_ == 0) throw;  // nothing of ours to wait for: a real failure
+      return nullptr;
+    }
   }
-  used_ += bytes;
+  add_used(bytes);
   stats_.count_allocation(space_);
   return block;
 }

@@ -2,7 +2,8 @@
 // The allocator of one device memory space: a cache of freed blocks by exact size (device
 // allocation is slow: cudaMalloc synchronises, OpenCL drivers allocate lazily and at a cost), a
 // capacity limit, and real allocations counted. When a request does not fit, the cache is emptied
-// first and then the caller's eviction hook frees unpinned replicas.
+// first and then the caller's eviction hook frees replicas (or starts writing them home, which
+// frees them later: the request then waits, see allocate()).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,13 +24,16 @@ class DeviceMemory {
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
-  /// Called with the bytes still missing when an allocation does not fit; frees what it can (by
-  /// calling free()) and returns whether it freed anything.
-  using Evict = std::function<bool(std::size_t missing)>;
+  /// Called with the bytes still missing when an allocation does not fit; frees what it can now
+  /// (by calling free()) and returns the bytes it freed. It may also start write-backs whose
+  /// blocks it frees later.
+  using Evict = std::function<std::size_t(std::size_t missing)>;
   void set_evict(Evict evict) { evict_ = std::move(evict); }
 
-  /// A block of `bytes`: a cached one of the same size, else a new one. Throws DeviceError naming
-  /// `what` when the limit or the device refuses.
+  /// A block of `bytes`: a cached one of the same size, else a new one; nullptr when it does not
+  /// fit now (replicas in use by tasks in flight, or write-backs still landing: try again after a
+  /// completion). Throws DeviceError naming `what` when `bytes` alone exceed the limit, or when the
+  /// device refuses although nothing else is allocated.
   void* allocate(std::size_t bytes, const std::string& what);
   /// Returns a block to the cache.
   void release(void* block, std::size_t bytes);
@@ -40,9 +44,13 @@ class DeviceMemory {
 
   std::uint64_t limit() const { return limit_; }
   std::uint64_t used() const;
+  /// The most bytes allocated from the device at once (cached blocks included).
+  std::uint64_t peak() const;
+  void reset_peak();
 
  private:
   bool trim_locked();
+  void add_used(std::size_t bytes);
 
   runtime::DeviceDriver& driver_;
   int space_;
@@ -52,6 +60,7 @@ class DeviceMemory {
   mutable std::mutex mutex_;
   std::multimap<std::size_t, void*> cache_;
   std::uint64_t used_ = 0;  ///< bytes allocated from the device, cached ones included
+  std::uint64_t peak_ = 0;
 };
 
 }  // namespace conveyor::detail

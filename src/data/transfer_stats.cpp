@@ -7,7 +7,10 @@ TransferStats::TransferStats(std::vector<std::string> spaces)
       n_(static_cast<int>(spaces_.size())),
       links_(std::make_unique<Counter[]>(spaces_.size() * spaces_.size())),
       allocations_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
-      cache_hits_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
+      cache_hits_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      evictions_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      write_backs_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      write_back_bytes_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
   reset();
 }
 
@@ -31,10 +34,18 @@ void TransferStats::fill(RuntimeStats& out) const {
       }
     }
   for (int s = 1; s < n_; ++s) {
-    SpaceStats space{spaces_[s], allocations_[s].load(std::memory_order_relaxed),
-                     cache_hits_[s].load(std::memory_order_relaxed)};
+    SpaceStats space;
+    space.name = spaces_[s];
+    space.allocations = allocations_[s].load(std::memory_order_relaxed);
+    space.cache_hits = cache_hits_[s].load(std::memory_order_relaxed);
+    space.evictions = evictions_[s].load(std::memory_order_relaxed);
+    space.write_backs = write_backs_[s].load(std::memory_order_relaxed);
+    space.write_back_bytes = write_back_bytes_[s].load(std::memory_order_relaxed);
     out.device_allocations += space.allocations;
     out.allocation_cache_hits += space.cache_hits;
+    out.evictions += space.evictions;
+    out.write_backs += space.write_backs;
+    out.write_back_bytes += space.write_back_bytes;
     out.spaces.push_back(std::move(space));
   }
 }
@@ -47,6 +58,9 @@ void TransferStats::reset() {
   for (int s = 0; s < n_; ++s) {
     allocations_[s].store(0);
     cache_hits_[s].store(0);
+    evictions_[s].store(0);
+    write_backs_[s].store(0);
+    write_back_bytes_[s].store(0);
   }
 }
 

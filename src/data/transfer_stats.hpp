@@ -23,6 +23,12 @@ class TransferStats {
   }
   void count_allocation(int space) { allocations_[space].fetch_add(1, std::memory_order_relaxed); }
   void count_cache_hit(int space) { cache_hits_[space].fetch_add(1, std::memory_order_relaxed); }
+  void count_eviction(int space) { evictions_[space].fetch_add(1, std::memory_order_relaxed); }
+  /// A write-back is also a copy from `space` to the host (count_copy too).
+  void count_write_back(int space, std::uint64_t bytes) {
+    write_backs_[space].fetch_add(1, std::memory_order_relaxed);
+    write_back_bytes_[space].fetch_add(bytes, std::memory_order_relaxed);
+  }
 
   /// Fills the copy and allocation fields of `out`.
   void fill(RuntimeStats& out) const;
@@ -38,6 +44,9 @@ class TransferStats {
   std::unique_ptr<Counter[]> links_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> allocations_;  // per space
   std::unique_ptr<std::atomic<std::uint64_t>[]> cache_hits_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> evictions_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> write_backs_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> write_back_bytes_;
 };
 
 }  // namespace conveyor::detail

@@ -7,6 +7,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
+#include "conveyor/units.hpp"
 #include "core/thread_team.hpp"
 #include "device/simulated/simulated_device.hpp"
 
@@ -97,11 +98,6 @@ Runtime::Impl::Impl(RuntimeOptions options,
   coherence_ = std::make_unique<detail::CoherenceEngine>(options_.coherence, options_.device_copy,
                                                          raw, options_.device_memory_limit,
                                                          *transfer_stats_, trace_.get());
-  coherence_->set_registry([this](const std::function<bool(detail::DataState&)>& visit) {
-    std::lock_guard lock(registry_mutex_);
-    for (auto& d : registry_)
-      if (!visit(*d)) break;
-  });
 
   // Workers: CPUs first, then one per device.
   int cpus = options_.cpus >= 0    ? options_.cpus
@@ -141,6 +137,13 @@ Runtime::Impl::Impl(RuntimeOptions options,
   for (const auto& w : workers_) context.workers.push_back(w->desc);
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
+  coherence_->set_wake([this, first_device = cpus](int space) {
+    std::lock_guard lock(mutex_);
+    Worker& w = *workers_[first_device + space - 1];
+    ++w.memory_events;
+    rouse(w.asleep);
+    w.cv.notify_one();
+  });
   if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
     models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
                                                       raw);
@@ -542,7 +545,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     wait_user(lock, [&] { return t->granted; });
   }
   try {
-    if (reads(mode)) coherence_->fetch_to_host(d);
+    coherence_->prepare_host(d, mode);
     if (writes(mode)) coherence_->commit_host_write(d);
     if (clock_) clock_->settle();
   } catch (...) {
@@ -599,7 +602,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   try {
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
       detail::DataState& d = *t->accesses[i].data;
-      if (reads(t->accesses[i].mode)) coherence_->fetch_to_host(d);
+      coherence_->prepare_host(d, t->accesses[i].mode);
       buffers[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
     }
     TaskContextAccess::set_task(ctx, DeviceKind::Cpu, "cpu", w.index, t->label(), t->id,
@@ -684,6 +687,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
 void Runtime::Impl::device_loop(Worker& w) {
   const int capacity = options_.device_tasks_in_flight;
   std::vector<Slot*> done;
+  std::vector<detail::CoherenceEngine::WriteBack*> early;
   std::unique_lock lock(mutex_);
   for (;;) {
     if (!w.completed.empty()) {
@@ -692,9 +696,11 @@ void Runtime::Impl::device_loop(Worker& w) {
       for (Slot* s : done) finish_device(w, s);
       collect_timings(w, done);
       lock.lock();
+      early.clear();
       for (Slot* s : done) {
         bool ok = s->error.empty();
         if (!ok) record_failure(s->task, w.driver->id(), s->error);
+        if (ok && options_.early_write_back) find_early_write_backs(w, *s->task, early);
         complete(s->task, !ok);
         s->task = nullptr;
         s->error.clear();
@@ -704,20 +710,43 @@ void Runtime::Impl::device_loop(Worker& w) {
         if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       done.clear();
+      if (!early.empty()) {
+        lock.unlock();
+        coherence_->notify_write_backs(w.desc.space, early);
+        lock.lock();
+      }
       continue;
     }
-    if (w.in_flight < capacity) {
-      if (Task* t = scheduler_->pop(w.index)) {
-        if (w.in_flight++ == 0) w.busy_since = now_s();
-        lock.unlock();
-        bool ok = launch_device(w, t);
-        lock.lock();
-        if (!ok) {
-          complete(t, true);
-          if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
-        }
-        continue;
+    // The waiting task first: it holds part of its buffers; a new task would compete for room.
+    Task* t = w.waiting;
+    if (!t && w.in_flight < capacity) {
+      t = scheduler_->pop(w.index);
+      if (t && w.in_flight++ == 0) w.busy_since = now_s();
+    }
+    if (t) {
+      std::uint64_t events = w.memory_events;
+      lock.unlock();
+      Launch launched = launch_device(w, t);
+      lock.lock();
+      w.waiting = launched == Launch::Blocked ? t : nullptr;
+      if (launched == Launch::Failed) {
+        complete(t, true);
+        if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
+      if (launched != Launch::Blocked) continue;
+      if (!w.completed.empty() || w.memory_events != events) continue;  // room came meanwhile
+      // Room comes from tasks in flight ending or write-backs landing, which wake this thread.
+      // With neither, it is held by replicas busy for a moment (a host copy under their lock,
+      // a peer copy's source): look again shortly rather than fail.
+      bool others = w.in_flight > 1 || coherence_->write_backs_in_flight(w.desc.space) > 0;
+      w.idle = false;
+      doze(w.asleep);
+      if (others)
+        w.cv.wait(lock);
+      else
+        w.cv.wait_for(lock, std::chrono::milliseconds(1));
+      rouse(w.asleep);
+      continue;
     }
     if (stop_ && w.in_flight == 0) break;
     w.idle = w.in_flight < capacity;
@@ -728,18 +757,58 @@ void Runtime::Impl::device_loop(Worker& w) {
   }
 }
 
-bool Runtime::Impl::launch_device(Worker& w, Task* t) {
-  t->worker = w.index;
+void Runtime::Impl::find_early_write_backs(
+    Worker& w, const Task& t, std::vector<detail::CoherenceEngine::WriteBack*>& out) {
+  // Under mutex_: the graph says whether a task submitted after this one uses the data (it is
+  // still its last writer, or a later task reads or writes it).
+  for (const auto& a : t.accesses) {
+    const detail::DataState& d = *a.data;
+    if (!writes(a.mode) || d.last_writer != &t || !d.readers.empty()) continue;
+    if (auto* wb = coherence_->begin_early_write_back(*a.data, w.desc.space)) out.push_back(wb);
+  }
+}
+
+Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
   auto& buffers = detail::TaskContextAccess::buffers(ctx);
-  buffers.resize(t->accesses.size());
-  std::size_t pinned = 0;
+  auto unpin_all = [&] {
+    for (std::size_t i = 0; i < w.prepared; ++i)
+      coherence_->unpin(*t->accesses[i].data, space, w.reservations[i]);
+    for (auto& [d, source] : w.peer_pins) coherence_->unpin_peer_source(*d, source);
+    w.peer_pins.clear();
+    w.prepared = 0;
+  };
   try {
-    for (; pinned < t->accesses.size(); ++pinned) {
-      const TaskAccess& a = t->accesses[pinned];
-      void* block = coherence_->prepare_on_device(*a.data, space, a.mode);
-      buffers[pinned] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
+    if (w.prepared == 0) {
+      t->worker = w.index;
+      buffers.resize(t->accesses.size());
+      // The one case waiting cannot help: the task's own buffers exceed the device.
+      std::uint64_t need = 0;
+      for (const auto& a : t->accesses) need += a.data->bytes();
+      std::uint64_t limit = coherence_->memory(space).limit();
+      if (need > limit)
+        throw DeviceError(fmt::format(
+            "its {} buffer{} need {} on {}, more than the device's {} (device_memory_limit); "
+            "split its data into smaller pieces",
+            t->accesses.size(), t->accesses.size() == 1 ? "" : "s", format_bytes(need),
+            w.driver->id(), format_bytes(limit)));
+    }
+    // Room for every buffer first (the task may wait here, holding what it has), then the copies.
+    w.reservations.resize(t->accesses.size());
+    for (; w.prepared < t->accesses.size(); ++w.prepared) {
+      const TaskAccess& a = t->accesses[w.prepared];
+      int reservation = coherence_->reserve_on_device(*a.data, space, a.mode);
+      if (reservation == detail::CoherenceEngine::kNoRoom) return Launch::Blocked;
+      w.reservations[w.prepared] = reservation;
+    }
+    for (std::size_t i = 0; i < t->accesses.size(); ++i) {
+      const TaskAccess& a = t->accesses[i];
+      int peer_source = 0;
+      void* block =
+          coherence_->prepare_on_device(*a.data, space, a.mode, &peer_source, w.reservations[i]);
+      if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
+      buffers[i] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
     detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
                                         t->id, {t->args.data(), t->args_bytes});
@@ -752,18 +821,26 @@ bool Runtime::Impl::launch_device(Worker& w, Task* t) {
       w.free_slots.pop_back();
     }
     slot->task = t;
+    slot->peer_pins.swap(w.peer_pins);
+    slot->reservations.swap(w.reservations);
+    w.peer_pins.clear();
+    w.prepared = 0;
     w.driver->notify(&Impl::on_device_done, slot);
-    return true;
+    return Launch::Started;
   } catch (const std::exception& e) {
-    for (std::size_t i = 0; i < pinned; ++i) coherence_->unpin(*t->accesses[i].data, space);
+    unpin_all();
     std::lock_guard lock(mutex_);
     record_failure(t, w.driver->id(), e.what());
-    return false;
+    return Launch::Failed;
   }
 }
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
-  for (const auto& a : slot->task->accesses) coherence_->unpin(*a.data, w.desc.space);
+  const auto& accesses = slot->task->accesses;
+  for (std::size_t i = 0; i < accesses.size(); ++i)
+    coherence_->unpin(*accesses[i].data, w.desc.space, slot->reservations[i]);
+  for (auto& [d, source] : slot->peer_pins) coherence_->unpin_peer_source(*d, source);
+  slot->peer_pins.clear();
 }
 
 void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
@@ -832,6 +909,7 @@ void Runtime::Impl::notify_user() {
 RuntimeStats Runtime::Impl::stats() const {
   RuntimeStats s;
   transfer_stats_->fill(s);
+  coherence_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
   for (const auto& w : workers_)
@@ -844,6 +922,7 @@ RuntimeStats Runtime::Impl::stats() const {
 
 void Runtime::Impl::reset_stats() {
   transfer_stats_->reset();
+  coherence_->reset_peaks();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
   scheduler_->reset_stats();

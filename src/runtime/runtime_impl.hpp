@@ -62,6 +62,8 @@ class Runtime::Impl final : public detail::CompletionSink {
     Worker* worker = nullptr;
     runtime::Task* task = nullptr;
     std::string error;
+    std::vector<std::pair<detail::DataState*, int>> peer_pins;  // sources of peer copies
+    std::vector<int> reservations;  // per access, as CoherenceEngine::reserve_on_device said
   };
   struct Worker {
     int index = 0;
@@ -82,6 +84,15 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<Slot*> free_slots;
     double busy_since = 0;  // now_s() when in_flight became 1
     std::vector<runtime::TimedOp> timed;
+    // Memory-aware dispatch (driver thread, except memory_events: mutex_). The task whose
+    // buffers did not fit waits here, keeping the replicas it has already made resident (pinned),
+    // until completions or write-backs make room; no other task starts meanwhile, so the two
+    // cannot keep evicting each other's buffers.
+    runtime::Task* waiting = nullptr;
+    std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) reserved
+    std::vector<std::pair<detail::DataState*, int>> peer_pins;
+    std::vector<int> reservations;
+    std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
   };
 
   void start_workers();
@@ -94,9 +105,15 @@ class Runtime::Impl final : public detail::CompletionSink {
   void run_modelled_cpu(Worker& w, runtime::Task* t, TaskContext& ctx);
   /// A deferred CPU task ended (Completion::done / fail), from any thread.
   void finish_deferred(void* task, const char* error) noexcept override;
-  /// Prepares and enqueues a device task; returns false when that failed (recorded).
-  bool launch_device(Worker& w, runtime::Task* t);
+  enum class Launch { Started, Failed, Blocked };
+  /// Prepares and enqueues a device task. Failed has been recorded; Blocked: its buffers do not
+  /// fit now (those made resident stay pinned, w.prepared says how many); call again later.
+  Launch launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
+  /// Under mutex_, before complete(t): the data `t` wrote that no later task uses, marked for an
+  /// early write-back (RuntimeOptions::early_write_back) to be enqueued once the lock is released.
+  void find_early_write_backs(Worker& w, const runtime::Task& t,
+                              std::vector<detail::CoherenceEngine::WriteBack*>& out);
   static void on_device_done(void* user, const char* error);
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.

@@ -99,6 +99,26 @@ TEST(CliCholesky, GemmOnTheOpenclDeviceMakesTheSeedsCopies) {
   }
 }
 
+// Out of core: 8 x 8 tiles of 8 KiB (a 512 KiB matrix) through room for 8 tiles on the device.
+TEST(CliCholesky, MatrixLargerThanTheDeviceMemoryFactorisesOutOfCore) {
+  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  CliResult r = run_cli(
+      "cholesky --n 256 --block 32 --devices cpu,opencl:0 --offload gemm --device-memory 64KiB "
+      "--check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["results"].at(0);
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_EQ(row["device_memory_limit_bytes"], 65536);
+  EXPECT_GT(row["evictions"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(row["peak_device_bytes"].get<std::uint64_t>(), 65536u);
+  EXPECT_GT(row["h2d_copies"].get<std::uint64_t>(), 56u);  // more than in core: (t-1)(t-2)/2 + 27
+  CliResult table = run_cli(
+      "cholesky --n 256 --block 32 --devices cpu,opencl:0 --offload gemm --device-memory 64KiB");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("evictions"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("write-backs"), std::string::npos) << table.out;
+}
+
 TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
   CliResult r = run_cli("cholesky --n 96 --block 32 --devices all --check --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -156,7 +176,8 @@ TEST(CliCholesky, BadInputIsOneLineAndExitTwo) {
        {"--n 0", "--n -4", "--block 0", "--block -1", "--precision q", "--devices cpu,nosuch:3",
         "--offload gemm2 --devices cpu,opencl:0", "--coherence sometimes", "--repeat 0",
         "--n 64 --devices none", "--n 64 --sched fastest", "--n 128 --precision s,d --trace t.json",
-        "--n 4000000"}) {
+        "--n 4000000", "--n 64 --device-memory 1MiB", "--n 64 --device-memory lots",
+        "--n 64 --devices cpu,opencl:0 --device-memory 0"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("cholesky ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

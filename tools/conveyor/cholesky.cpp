@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/units.hpp"
 #include "device/simulated/platform.hpp"
 
 namespace conveyor::cli {
@@ -41,6 +42,7 @@ struct CholeskyCliOptions {
   bool no_pin = false;
   bool check = false;
   std::string trace;
+  std::string device_memory;  // empty: the devices' own memory
   std::string platform;   // a simulated platform file
   std::vector<int> gpus;  // device counts to simulate (empty: 1, 2, 4, ...)
   std::vector<std::string> device_copies{"host-staged"};
@@ -113,6 +115,13 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
   if ((o.calibrate || !o.models.empty()) && sched.rfind("model", 0) != 0)
     throw UsageError("cholesky: --calibrate and --models apply to --sched model or model-ready");
+  std::uint64_t device_memory = 0;
+  if (!o.device_memory.empty()) {
+    device_memory = parse_bytes(o.device_memory, "--device-memory");
+    if (device_memory == 0) throw UsageError("cholesky: --device-memory must be positive");
+    if (devices.empty() && !simulate)
+      throw UsageError("cholesky: --device-memory needs a device in --devices");
+  }
   std::vector<ch::RunConfig> configs;
   for (const auto& p : o.precisions)
     for (const auto& coh : o.coherences)
@@ -135,6 +144,7 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
           // Virtual times of a simulated platform are not this machine's: kept out of its models.
           c.runtime.perf_models = o.models.empty() && simulate ? "none" : o.models;
           c.runtime.coherence = parse_coherence(coh);
+          c.runtime.device_memory_limit = device_memory;
           c.repeat = o.repeat;
           c.warmup = !o.no_warmup;
           c.check = o.check;
@@ -198,6 +208,11 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"d2d_bytes", s.d2d_bytes},
       {"total_bytes", s.total_bytes()},
       {"device_allocations", s.device_allocations},
+      {"device_memory_limit_bytes", c.runtime.device_memory_limit},
+      {"evictions", s.evictions},
+      {"write_backs", s.write_backs},
+      {"write_back_bytes", s.write_back_bytes},
+      {"peak_device_bytes", s.peak_device_bytes},
       {"device_copy", to_string(c.runtime.device_copy)},
       {"platform",
        c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
@@ -295,17 +310,36 @@ void print_tables(std::ostream& out, const Report& report) {
                   r["residual"].is_null() ? "-" : sci(r["residual"]), r["check"]});
   perf.print(out);
 
-  // The seed's table 3 (one device) and table 5 (several): copies by direction.
+  // The seed's table 3 (one device) and table 5 (several): copies by direction; with a device
+  // memory smaller than the matrix, the evictions and write-backs (which are D2H copies too).
   out << "\nCopies between host and devices (seed 003 tables 3/5; MB = 1e6 bytes)\n";
-  Table copies(
-      {"precision", "devices", "coherence", "H2D", "D2H", "D2D", "total copies", "total MB"});
+  std::vector<std::string> columns{"precision", "devices", "coherence",    "H2D",
+                                   "D2H",       "D2D",     "total copies", "total MB"};
+  bool memory = false;
   for (const auto& r : rows)
-    copies.add_row({r["precision"], r["devices"], r["coherence"],
-                    std::to_string(r["h2d_copies"].get<std::uint64_t>()),
-                    std::to_string(r["d2h_copies"].get<std::uint64_t>()),
-                    std::to_string(r["d2d_copies"].get<std::uint64_t>()),
-                    std::to_string(r["total_copies"].get<std::uint64_t>()),
-                    fixed(r["total_bytes"].get<double>() / 1e6, 1)});
+    memory = memory || r["evictions"].get<std::uint64_t>() > 0 ||
+             r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
+  if (memory)
+    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
+  Table copies(columns);
+  for (const auto& r : rows) {
+    std::vector<std::string> row{r["precision"],
+                                 r["devices"],
+                                 r["coherence"],
+                                 std::to_string(r["h2d_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["d2h_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["d2d_copies"].get<std::uint64_t>()),
+                                 std::to_string(r["total_copies"].get<std::uint64_t>()),
+                                 fixed(r["total_bytes"].get<double>() / 1e6, 1)};
+    if (memory) {
+      auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
+      row.insert(row.end(), {std::to_string(r["evictions"].get<std::uint64_t>()),
+                             std::to_string(r["write_backs"].get<std::uint64_t>()),
+                             fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
+                             limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
+    }
+    copies.add_row(row);
+  }
   copies.print(out);
 
   if (first["simulated"].get<bool>()) print_table5(out, rows);
@@ -352,6 +386,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
                             {"check", o.check},
+                            {"device_memory", o.device_memory},
                             {"platform", o.platform},
                             {"device_copy", join(o.device_copies, ",")},
                             {"sim_run_kernels", o.sim_run_kernels},
@@ -483,6 +518,12 @@ void add_cholesky_command(CLI::App& app) {
   command->add_flag("--sim-run-kernels", o->sim_run_kernels,
                     "With --platform: also run the CPU implementations and the copies (small n; "
                     "allows --check)");
+  command
+      ->add_option("--device-memory", o->device_memory,
+                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
+                   "memory is a cache of the host: a matrix larger than it still factorises "
+                   "(least recently used tiles are evicted, modified ones written home first)")
+      ->option_text("SIZE");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
   command
@@ -502,6 +543,9 @@ void add_cholesky_command(CLI::App& app) {
       "naive,coherent\n"
       "      gemm offloaded, 32 x 32 tiles: the seed's table 3 (1425 vs 19840 copies)\n"
       "  conveyor cholesky --devices cpu,cuda:0 --offload gemm --cpus 4 --trace t.json\n"
+      "  conveyor cholesky --n 4096 --block 256 --devices cpu,opencl:0 --device-memory 8MiB "
+      "--check\n"
+      "      out of core: a 128 MiB matrix through 8 MiB of device memory\n"
       "  conveyor plot t.json -o gantt.png                           the timeline\n"
       "  conveyor cholesky --n 32768 --block 1024 --platform platforms/4xV100-pcie3.json \\\n"
       "      --offload gemm --sched round-robin --device-copy peer-copy\n"

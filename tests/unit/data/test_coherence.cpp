@@ -51,6 +51,8 @@ struct Fixture {
   std::unique_ptr<CoherenceEngine> engine;
 };
 
+int peer = 0;  // where a peer copy came from (host-staged here: always 0)
+
 TEST(Coherence, MsiTransitionsAcrossHostAndDevice) {
   Fixture f(Coherence::Coherent);
   std::vector<int> v{1, 2, 3, 4};
@@ -58,7 +60,7 @@ TEST(Coherence, MsiTransitionsAcrossHostAndDevice) {
   f.setup(d, v);
   EXPECT_EQ(f.states(d), "MI");  // registered: the user's memory is the only copy
 
-  int* block = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::Read));
+  int* block = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::Read, &peer));
   f.engine->finish_on_device(d, 1, Access::Read);
   f.engine->unpin(d, 1);
   f.emu[0]->sync();
@@ -67,13 +69,13 @@ TEST(Coherence, MsiTransitionsAcrossHostAndDevice) {
   EXPECT_EQ(f.counts().h2d_copies, 1u);
 
   // A second read finds the replica valid: no copy.
-  f.engine->prepare_on_device(d, 1, Access::Read);
+  f.engine->prepare_on_device(d, 1, Access::Read, &peer);
   f.engine->finish_on_device(d, 1, Access::Read);
   f.engine->unpin(d, 1);
   EXPECT_EQ(f.counts().h2d_copies, 1u);
 
   // A device write: Modified there, Invalid at home.
-  f.engine->prepare_on_device(d, 1, Access::ReadWrite);
+  f.engine->prepare_on_device(d, 1, Access::ReadWrite, &peer);
   block[0] = 100;
   f.engine->finish_on_device(d, 1, Access::ReadWrite);
   f.engine->unpin(d, 1);
@@ -89,7 +91,7 @@ TEST(Coherence, MsiTransitionsAcrossHostAndDevice) {
   EXPECT_EQ(f.states(d), "MI");
 
   // Write-only on the device copies nothing in.
-  f.engine->prepare_on_device(d, 1, Access::Write);
+  f.engine->prepare_on_device(d, 1, Access::Write, &peer);
   f.engine->finish_on_device(d, 1, Access::Write);
   f.engine->unpin(d, 1);
   EXPECT_EQ(f.states(d), "IM");
@@ -106,13 +108,13 @@ TEST(Coherence, HostStagedCopyBetweenDevices) {
   std::vector<int> v{1, 2};
   DataState d;
   f.setup(d, v);
-  int* b1 = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::ReadWrite));
+  int* b1 = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::ReadWrite, &peer));
   f.emu[0]->sync();
   b1[1] = 42;
   f.engine->finish_on_device(d, 1, Access::ReadWrite);
   f.engine->unpin(d, 1);
   EXPECT_EQ(f.states(d), "IMI");
-  int* b2 = static_cast<int*>(f.engine->prepare_on_device(d, 2, Access::Read));
+  int* b2 = static_cast<int*>(f.engine->prepare_on_device(d, 2, Access::Read, &peer));
   f.engine->finish_on_device(d, 2, Access::Read);
   f.engine->unpin(d, 2);
   f.emu[1]->sync();
@@ -131,12 +133,12 @@ TEST(Coherence, NaiveCopiesAroundEveryDeviceTask) {
   DataState d;
   f.setup(d, v);
   for (int k = 0; k < 3; ++k) {
-    f.engine->prepare_on_device(d, 1, Access::ReadWrite);
+    f.engine->prepare_on_device(d, 1, Access::ReadWrite, &peer);
     f.engine->finish_on_device(d, 1, Access::ReadWrite);
     f.engine->unpin(d, 1);
     EXPECT_EQ(f.states(d), "MI");  // the output is home after every task
   }
-  f.engine->prepare_on_device(d, 1, Access::Read);
+  f.engine->prepare_on_device(d, 1, Access::Read, &peer);
   f.engine->finish_on_device(d, 1, Access::Read);
   f.engine->unpin(d, 1);
   f.emu[0]->sync();

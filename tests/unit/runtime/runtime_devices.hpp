@@ -1,10 +1,12 @@
 #pragma once
-// Runtime tests written once and run per device: "emu" (the emulated device, always present),
-// "opencl:0" (PoCL in CI) and "cuda:0"; an absent device skips.
+// Runtime tests written once and run per device: "emu" (the emulated device, always present) and
+// the devices of every compiled-in backend (PoCL's "opencl:0" in CI, "cuda:N" where lent); a
+// backend compiled in without a device gives one "<kind>:0" instance that skips.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "conveyor/device.hpp"
 #include "conveyor/runtime.hpp"
@@ -33,6 +35,18 @@ class RuntimePerDevice : public ::testing::TestWithParam<std::string> {
   }
 };
 
+/// "emu", then the devices the registered backends found, then "<kind>:0" for a backend without
+/// any (those skip): the list follows the build and the machine, not this file.
+inline std::vector<std::string> runtime_test_devices() {
+  std::vector<std::string> ids{"emu"};
+  for (const auto& backend : backends()) {
+    if (backend->kind() == DeviceKind::Cpu) continue;
+    for (const auto& d : backend->devices()) ids.push_back(d->info().id);
+    if (backend->devices().empty()) ids.push_back(std::string(to_string(backend->kind())) + ":0");
+  }
+  return ids;
+}
+
 inline std::string runtime_device_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
   for (char& ch : name)
@@ -42,6 +56,7 @@ inline std::string runtime_device_name(const ::testing::TestParamInfo<std::strin
 
 }  // namespace conveyor::test
 
-#define CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(Suite)                                     \
-  INSTANTIATE_TEST_SUITE_P(Devices, Suite, ::testing::Values("emu", "opencl:0", "cuda:0"), \
+#define CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(Suite)                                    \
+  INSTANTIATE_TEST_SUITE_P(Devices, Suite,                                                \
+                           ::testing::ValuesIn(::conveyor::test::runtime_test_devices()), \
                            ::conveyor::test::runtime_device_name)

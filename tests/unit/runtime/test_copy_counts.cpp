@@ -49,7 +49,7 @@ void submit_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt) {
 }
 
 RuntimeStats run_cholesky(const test::RuntimePerDevice& fixture, Coherence policy,
-                          const std::string& trace_path = {}) {
+                          const std::string& trace_path = {}, bool early_write_back = false) {
   RuntimeOptions o;
   o.cpus = 2;
   o.pin = false;
@@ -57,6 +57,7 @@ RuntimeStats run_cholesky(const test::RuntimePerDevice& fixture, Coherence polic
   o.offload = {"gemm"};
   o.coherence = policy;
   o.trace = !trace_path.empty();
+  o.early_write_back = early_write_back;
   constexpr std::size_t nt = 32, b = 2;
   std::vector<double> m(nt * b * nt * b, 1.0);
   std::unique_ptr<Runtime> rt;
@@ -84,6 +85,17 @@ TEST_P(RuntimeCopyCounts, CoherentMatchesSeedTable3) {
   EXPECT_EQ(s.d2d_copies, 0u);
   EXPECT_EQ(s.total_copies(), 1425u);
   EXPECT_EQ(s.h2d_bytes, 960u * 4 * sizeof(double));
+}
+
+// Early write-back copies a tile home as soon as its last writer so far has finished: the copy
+// that trsm would have needed, made earlier. When a gemm finishes before the next one on its tile
+// is submitted (the submitting thread racing the workers), that copy was not needed: D2H can
+// only grow, H2D not (the device replica stays valid).
+TEST_P(RuntimeCopyCounts, EarlyWriteBackKeepsResultsAndAddsNoCopiesIn) {
+  RuntimeStats s = run_cholesky(*this, Coherence::Coherent, {}, true);
+  EXPECT_EQ(s.tasks, 5984u);
+  EXPECT_EQ(s.h2d_copies, 960u);
+  EXPECT_GE(s.d2h_copies, 465u);
 }
 
 TEST_P(RuntimeCopyCounts, NaiveMatchesSeedTable3) {

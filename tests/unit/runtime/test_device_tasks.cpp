@@ -1,11 +1,14 @@
-// Tasks on (emulated) devices: data moves there and back, copies are counted per policy, acquire,
-// unregister and partitioning write the latest data home.
+// Tasks on devices: data moves there and back, copies are counted per policy, acquire, unregister
+// and partitioning write the latest data home. The first group runs on every device present
+// (RuntimePerDevice); pinning and several devices at once use emulated devices.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/device_codelets.hpp"
 #include "unit/runtime/emulated_device.hpp"
+#include "unit/runtime/runtime_devices.hpp"
 
 namespace conveyor {
 namespace {
@@ -40,93 +43,120 @@ RuntimeOptions offload_options(Coherence policy) {
   return o;
 }
 
-TEST(RuntimeDeviceTasks, CoherentCopiesOnlyWhatIsMissing) {
-  auto rt = test::make_emulated_runtime(offload_options(Coherence::Coherent));
-  std::vector<double> x(64, 1.0), y(64, 0.0);
+class RuntimeDeviceTasksPerDevice : public test::RuntimePerDevice {
+ protected:
+  void SetUp() override {
+    RuntimePerDevice::SetUp();
+    if (IsSkipped()) return;
+    if (GetParam().rfind("cuda", 0) == 0) GTEST_SKIP() << "the test codelets have no CUDA kernels";
+  }
+  RuntimeOptions options(Coherence policy) const {
+    RuntimeOptions o;
+    o.cpus = 2;
+    o.pin = false;
+    o.scheduler = "offload";
+    o.offload = {"scale"};
+    o.coherence = policy;
+    return o;
+  }
+  std::string device() const { return GetParam() == "emu" ? "emu:0" : GetParam(); }
+};
+
+TEST_P(RuntimeDeviceTasksPerDevice, CoherentCopiesOnlyWhatIsMissing) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  std::vector<int> x(64, 1), y(64, 0);
   Data dx = rt->register_vector(x.data(), x.size(), "x");
   Data dy = rt->register_vector(y.data(), y.size(), "y");
-  for (int k = 0; k < 3; ++k) rt->submit(scale(), {{dx, Access::ReadWrite}});  // device
-  rt->submit(accumulate(), {{dx, Access::Read}, {dy, Access::ReadWrite}});     // CPU
+  Codelet scale = test::scale_codelet(), acc = test::accumulate_codelet();
+  for (int k = 0; k < 3; ++k) rt->submit(scale, {{dx, Access::ReadWrite}});  // device
+  rt->submit(acc, {{dx, Access::Read}, {dy, Access::ReadWrite}});            // CPU
   rt->wait_all();
-  EXPECT_EQ(x[5], 8.0);
-  EXPECT_EQ(y[5], 8.0);
+  EXPECT_EQ(x[5], 8);
+  EXPECT_EQ(y[5], 8);
   RuntimeStats s = rt->stats();
   EXPECT_EQ(s.h2d_copies, 1u);
   EXPECT_EQ(s.d2h_copies, 1u);
   EXPECT_EQ(s.device_allocations, 1u);
   EXPECT_EQ(s.tasks, 4u);
   ASSERT_EQ(s.spaces.size(), 1u);
-  EXPECT_EQ(s.spaces[0].name, "emu:0");
+  EXPECT_EQ(s.spaces[0].name, device());
   EXPECT_EQ(s.spaces[0].allocations, 1u);
+  EXPECT_EQ(s.evictions, 0u);
   ASSERT_EQ(s.links.size(), 2u);
   EXPECT_EQ(s.links[0].from, "host");
-  EXPECT_EQ(s.links[0].to, "emu:0");
-  EXPECT_EQ(s.links[0].bytes, 64 * sizeof(double));
+  EXPECT_EQ(s.links[0].to, device());
+  EXPECT_EQ(s.links[0].bytes, 64 * sizeof(int));
 }
 
-TEST(RuntimeDeviceTasks, FreedDeviceBlocksAreReused) {
-  auto rt = test::make_emulated_runtime(offload_options(Coherence::Coherent));
-  std::vector<double> x(64, 1.0);
+TEST_P(RuntimeDeviceTasksPerDevice, FreedDeviceBlocksAreReused) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  std::vector<int> x(64, 1);
+  Codelet scale = test::scale_codelet();
   for (int round = 0; round < 3; ++round) {
     Data dx = rt->register_vector(x.data(), x.size(), "x");
-    rt->submit(scale(), {{dx, Access::ReadWrite}});
+    rt->submit(scale, {{dx, Access::ReadWrite}});
     rt->unregister(dx);  // its device block goes back to the cache
   }
-  EXPECT_EQ(x[0], 8.0);
+  EXPECT_EQ(x[0], 8);
   RuntimeStats s = rt->stats();
   EXPECT_EQ(s.device_allocations, 1u);
   EXPECT_EQ(s.allocation_cache_hits, 2u);
 }
 
-TEST(RuntimeDeviceTasks, NaiveCopiesAroundEachDeviceTask) {
-  auto rt = test::make_emulated_runtime(offload_options(Coherence::Naive));
-  std::vector<double> x(64, 1.0);
+TEST_P(RuntimeDeviceTasksPerDevice, NaiveCopiesAroundEachDeviceTask) {
+  auto rt = make_runtime(options(Coherence::Naive));
+  std::vector<int> x(64, 1);
   Data dx = rt->register_vector(x.data(), x.size(), "x");
-  for (int k = 0; k < 3; ++k) rt->submit(scale(), {{dx, Access::ReadWrite}});
+  Codelet scale = test::scale_codelet();
+  for (int k = 0; k < 3; ++k) rt->submit(scale, {{dx, Access::ReadWrite}});
   rt->wait_all();
-  EXPECT_EQ(x[0], 8.0);
+  EXPECT_EQ(x[0], 8);
   RuntimeStats s = rt->stats();
   EXPECT_EQ(s.h2d_copies, 3u);
   EXPECT_EQ(s.d2h_copies, 3u);
 }
 
-TEST(RuntimeDeviceTasks, UnregisterAndAcquireBringTheLatestDataHome) {
-  auto rt = test::make_emulated_runtime(offload_options(Coherence::Coherent));
-  std::vector<double> x(16, 3.0);
+TEST_P(RuntimeDeviceTasksPerDevice, UnregisterAndAcquireBringTheLatestDataHome) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  std::vector<int> x(16, 3);
   Data dx = rt->register_vector(x.data(), x.size(), "x");
-  rt->submit(scale(), {{dx, Access::ReadWrite}});
+  Codelet scale = test::scale_codelet();
+  rt->submit(scale, {{dx, Access::ReadWrite}});
   {
     HostAccess h = rt->acquire(dx, Access::Read);
-    EXPECT_EQ(h.as<double>()[0], 6.0);
+    EXPECT_EQ(h.as<int>()[0], 6);
   }
-  rt->submit(scale(), {{dx, Access::ReadWrite}});
+  rt->submit(scale, {{dx, Access::ReadWrite}});
   rt->unregister(dx);  // no wait_all: unregister waits for the task and copies back
-  EXPECT_EQ(x[15], 12.0);
+  EXPECT_EQ(x[15], 12);
   EXPECT_FALSE(dx.registered());
 }
 
-TEST(RuntimeDeviceTasks, TilesOfAMatrixMoveWithTheirLeadingDimension) {
-  auto rt = test::make_emulated_runtime(offload_options(Coherence::Coherent));
+TEST_P(RuntimeDeviceTasksPerDevice, TilesOfAMatrixMoveWithTheirLeadingDimension) {
+  auto rt = make_runtime(options(Coherence::Coherent));
   const std::size_t n = 6, ld = 8;
-  std::vector<double> a(ld * n, -1.0);  // rows n..ld-1 are padding that must stay untouched
+  std::vector<int> a(ld * n, -1);  // rows n..ld-1 are padding that must stay untouched
   for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < n; ++i) a[i + j * ld] = static_cast<double>(i + 10 * j);
+    for (std::size_t i = 0; i < n; ++i) a[i + j * ld] = static_cast<int>(i + 10 * j);
   Data m = rt->register_matrix(a.data(), n, n, ld, "a");
   TileGrid tiles = rt->partition(m, 3, 2);
   ASSERT_EQ(tiles.tiles.size(), 6u);
-  rt->submit(scale(), {{tiles.at(1, 2), Access::ReadWrite}});  // rows 3..5, columns 4..5
+  Codelet scale = test::scale_codelet();
+  rt->submit(scale, {{tiles.at(1, 2), Access::ReadWrite}});  // rows 3..5, columns 4..5
   rt->unpartition(tiles);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = 0; i < ld; ++i) {
-      double want = i >= n ? -1.0 : static_cast<double>(i + 10 * j);
+      int want = i >= n ? -1 : static_cast<int>(i + 10 * j);
       if (i >= 3 && i < n && j >= 4) want *= 2;
       EXPECT_EQ(a[i + j * ld], want) << i << "," << j;
     }
-  rt->submit(scale(), {{m, Access::ReadWrite}});  // usable again
+  rt->submit(scale, {{m, Access::ReadWrite}});  // usable again
   rt->wait_all();
-  EXPECT_EQ(a[1 + 1 * ld], 22.0);
+  EXPECT_EQ(a[1 + 1 * ld], 22);
   EXPECT_EQ(rt->stats().h2d_copies, 2u);
 }
+
+CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(RuntimeDeviceTasksPerDevice);
 
 // pin_host page-locks through the device until unpin_host or the end of the runtime; tiles
 // registered inside pinned memory move as usual.

@@ -112,35 +112,6 @@ TEST(RuntimeFailures, CodeletWithoutImplementationIsRejected) {
   EXPECT_THROW(Runtime bad(o), UsageError);
 }
 
-TEST(RuntimeFailures, DeviceOutOfMemoryFailsTheTaskAndKeepsTheData) {
-  RuntimeOptions o = cpu_options();
-  o.scheduler = "offload";
-  o.offload = {"add_one"};
-  o.device_memory_limit = 1000;  // bytes: one 800-byte vector fits, two do not
-  auto rt = test::make_emulated_runtime(o);
-  std::vector<int> a(200, 5), b(200, 7);
-  Data da = rt->register_vector(a.data(), a.size(), "a");
-  Data db = rt->register_vector(b.data(), b.size(), "b");
-  Codelet both("add_one");
-  both.cuda([](const TaskContext&) {});
-  rt->submit(add_one(), {{da, Access::ReadWrite}});  // a goes to the device, Modified there
-  rt->submit(both, {{da, Access::Read}, {db, Access::ReadWrite}});  // needs 1600 bytes
-  try {
-    rt->wait_all();
-    FAIL() << "wait_all did not throw";
-  } catch (const Error& e) {
-    std::string what = e.what();
-    EXPECT_NE(what.find("cannot allocate"), std::string::npos) << what;
-    EXPECT_NE(what.find("'b'"), std::string::npos) << what;
-  }
-  EXPECT_EQ(a, std::vector<int>(200, 6));  // written back from the device by wait_all
-  EXPECT_EQ(b, std::vector<int>(200, 7));
-  // After a is home (Shared on the device, evictable), b fits.
-  rt->submit(add_one(), {{db, Access::ReadWrite}});
-  EXPECT_NO_THROW(rt->wait_all());
-  EXPECT_EQ(b, std::vector<int>(200, 8));
-}
-
 TEST(RuntimeFailures, WaitAllWhileHoldingAnAcquireIsRefused) {
   Runtime rt(cpu_options());
   int x = 0;

@@ -1,0 +1,157 @@
+// Device memory as a cache of the host (issue 11): graphs larger than the device run, evicted
+// Modified data is written home exactly once, a task too large for the device fails alone and
+// loses nothing, and two tasks that each fill the device do not keep evicting each other. Run on
+// every device present.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
+#include "unit/runtime/device_codelets.hpp"
+#include "unit/runtime/runtime_devices.hpp"
+
+namespace conveyor {
+namespace {
+
+class DeviceMemoryCache : public test::RuntimePerDevice {
+ protected:
+  void SetUp() override {
+    RuntimePerDevice::SetUp();
+    if (IsSkipped()) return;
+    // The test codelets' "cuda" implementations are host code for the emulated device.
+    if (GetParam().rfind("cuda", 0) == 0) GTEST_SKIP() << "the test codelets have no CUDA kernels";
+  }
+  /// Everything on the device; room for `buffers` vectors of `n` ints.
+  RuntimeOptions options(std::size_t buffers, std::size_t n, int in_flight = 4) const {
+    RuntimeOptions o;
+    o.cpus = 1;
+    o.pin = false;
+    o.scheduler = "offload";
+    o.offload = {"add_one", "accumulate"};
+    o.device_tasks_in_flight = in_flight;
+    o.device_memory_limit = buffers * n * sizeof(int);
+    return o;
+  }
+};
+
+// 12 vectors through a device with room for 4: the issue's failing case, now a cache.
+TEST_P(DeviceMemoryCache, GraphLargerThanTheDeviceRuns) {
+  constexpr std::size_t n = 256, vectors = 12;
+  auto rt = make_runtime(options(4, n));
+  std::vector<std::vector<int>> v(vectors, std::vector<int>(n));
+  std::vector<Data> d;
+  for (std::size_t i = 0; i < vectors; ++i) {
+    std::iota(v[i].begin(), v[i].end(), static_cast<int>(i * 1000));
+    d.push_back(rt->register_vector(v[i].data(), n, "v" + std::to_string(i)));
+  }
+  Codelet add_one = test::add_one_codelet(), acc = test::accumulate_codelet();
+  std::vector<std::vector<int>> want = v;
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < vectors; ++i) {
+      std::size_t j = (i * 5 + round) % vectors;
+      if (j == i) j = (j + 1) % vectors;
+      rt->submit(add_one, {{d[i], Access::ReadWrite}});
+      rt->submit(acc, {{d[i], Access::Read}, {d[j], Access::ReadWrite}});
+      for (std::size_t e = 0; e < n; ++e) want[i][e] += 1;
+      for (std::size_t e = 0; e < n; ++e) want[j][e] += want[i][e];
+    }
+  ASSERT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(v, want);
+  RuntimeStats s = rt->stats();
+  EXPECT_GT(s.evictions, 0u);
+  EXPECT_GT(s.write_backs, 0u);
+  EXPECT_LE(s.peak_device_bytes, 4 * n * sizeof(int));
+  ASSERT_EQ(s.spaces.size(), 1u);
+  EXPECT_EQ(s.spaces[0].limit_bytes, 4 * n * sizeof(int));
+  EXPECT_EQ(s.write_back_bytes, s.write_backs * n * sizeof(int));
+}
+
+// Room for two: a and b are Modified on the device when c arrives; a (least recently used) is
+// copied home once, its block freed; at wait_all only b and c still need copying.
+TEST_P(DeviceMemoryCache, EvictedModifiedDataIsWrittenBackExactlyOnce) {
+  constexpr std::size_t n = 64;
+  auto rt = make_runtime(options(2, n, 1));
+  std::vector<int> a(n, 1), b(n, 2), c(n, 3);
+  Data da = rt->register_vector(a.data(), n, "a");
+  Data db = rt->register_vector(b.data(), n, "b");
+  Data dc = rt->register_vector(c.data(), n, "c");
+  Codelet add_one = test::add_one_codelet();
+  rt->submit(add_one, {{da, Access::ReadWrite}});
+  rt->submit(add_one, {{db, Access::ReadWrite}});
+  rt->submit(add_one, {{dc, Access::ReadWrite}});  // evicts a: written home
+  ASSERT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(a, std::vector<int>(n, 2));
+  EXPECT_EQ(b, std::vector<int>(n, 3));
+  EXPECT_EQ(c, std::vector<int>(n, 4));
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(s.write_backs, 1u);
+  EXPECT_EQ(s.evictions, 1u);
+  EXPECT_EQ(s.h2d_copies, 3u);
+  EXPECT_EQ(s.d2h_copies, 3u);  // a's write-back, then b and c at wait_all: a not again
+  // Using a again on the device copies it in again (it was evicted), and nothing is lost.
+  rt->submit(add_one, {{da, Access::ReadWrite}});
+  ASSERT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(a, std::vector<int>(n, 3));
+  EXPECT_EQ(rt->stats().h2d_copies, 4u);
+}
+
+// The one error left: a task whose own buffers exceed the device. Clear message, nothing lost,
+// and the runtime goes on.
+TEST_P(DeviceMemoryCache, TaskLargerThanTheDeviceFailsAloneAndLosesNothing) {
+  constexpr std::size_t n = 200;
+  RuntimeOptions o = options(1, n);
+  o.device_memory_limit += 200;  // one vector and a bit: two do not fit
+  auto rt = make_runtime(o);
+  std::vector<int> a(n, 5), b(n, 7);
+  Data da = rt->register_vector(a.data(), n, "a");
+  Data db = rt->register_vector(b.data(), n, "b");
+  Codelet add_one = test::add_one_codelet(), acc = test::accumulate_codelet();
+  rt->submit(add_one, {{da, Access::ReadWrite}});  // a Modified on the device
+  rt->submit(acc, {{da, Access::Read}, {db, Access::ReadWrite}}, 0, "too big");
+  rt->submit(add_one, {{db, Access::ReadWrite}});  // depends on it: not run
+  try {
+    rt->wait_all();
+    FAIL() << "wait_all did not throw";
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("'too big'"), std::string::npos) << what;
+    EXPECT_NE(what.find("more than the device's"), std::string::npos) << what;
+    EXPECT_NE(what.find("1 dependent task not run"), std::string::npos) << what;
+  }
+  EXPECT_EQ(a, std::vector<int>(n, 6));  // written back from the device by wait_all
+  EXPECT_EQ(b, std::vector<int>(n, 7));
+  rt->submit(add_one, {{db, Access::ReadWrite}});  // fits alone (a is evicted for it)
+  EXPECT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(b, std::vector<int>(n, 8));
+}
+
+// Two independent chains whose tasks each fill the device: a task waiting for room keeps what it
+// has and no new task starts meanwhile, so every task is launched once and evicts at most its
+// own buffers' worth. A livelock would show as evictions without tasks; bounded by counting.
+TEST_P(DeviceMemoryCache, TasksThatFillTheDeviceDoNotEvictEachOtherForever) {
+  constexpr std::size_t n = 128, rounds = 30;
+  auto rt = make_runtime(options(2, n));
+  std::vector<int> x(n, 0), y(n, 1), z(n, 0), w(n, 1);
+  Data dx = rt->register_vector(x.data(), n, "x"), dy = rt->register_vector(y.data(), n, "y");
+  Data dz = rt->register_vector(z.data(), n, "z"), dw = rt->register_vector(w.data(), n, "w");
+  Codelet acc = test::accumulate_codelet();
+  for (std::size_t r = 0; r < rounds; ++r) {
+    rt->submit(acc, {{dy, Access::Read}, {dx, Access::ReadWrite}});
+    rt->submit(acc, {{dw, Access::Read}, {dz, Access::ReadWrite}});
+  }
+  ASSERT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(x, std::vector<int>(n, static_cast<int>(rounds)));
+  EXPECT_EQ(z, std::vector<int>(n, static_cast<int>(rounds)));
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(s.tasks, 2 * rounds);
+  EXPECT_LE(s.evictions, 2 * 2 * rounds);  // at most both buffers of every task
+  EXPECT_LE(s.h2d_copies, 2 * 2 * rounds);
+  EXPECT_LE(s.write_backs, 2 * rounds);  // only the written one can be dirty
+}
+
+CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(DeviceMemoryCache);
+
+}  // namespace
+}  // namespace conveyor
