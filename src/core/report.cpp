@@ -12,6 +12,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
+#include "core/utc_time.hpp"
 
 namespace conveyor {
 
@@ -25,15 +26,6 @@ void Report::add_note(std::string note) { notes_.push_back(std::move(note)); }
 nlohmann::json& Report::section(const std::string& key) { return sections_[key]; }
 
 namespace {
-
-std::string iso_date_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 std::string hostname() {
   char buffer[256] = {};
@@ -70,7 +62,7 @@ nlohmann::json Report::to_json() const {
   nlohmann::json doc = {
       {"conveyor", kConveyorVersion}, {"schema", kResultSchema}, {"command", command_},
       {"machine", machine_record()},  {"build", build_record()}, {"options", options_},
-      {"date", iso_date_now()},       {"notes", notes_},         {"results", results_}};
+      {"date", utc_now_iso8601()},       {"notes", notes_},         {"results", results_}};
   for (const auto& [key, value] : sections_.items()) doc[key] = value;
   return doc;
 }

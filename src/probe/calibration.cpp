@@ -15,6 +15,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/report.hpp"
+#include "core/utc_time.hpp"
 
 namespace conveyor {
 namespace {
@@ -22,15 +23,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kRegenerate = "run 'conveyor probe' to measure this machine again";
-
-std::string utc_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 MemoryModel parse_model(const std::string& name, const std::string& origin) {
   for (MemoryModel m : {MemoryModel::Host, MemoryModel::Pageable, MemoryModel::Pinned,
@@ -227,7 +219,7 @@ Calibration Calibration::load(const std::filesystem::path& path,
 
 Calibration make_calibration(const ProbeResults& results) {
   Calibration cal;
-  cal.date = utc_now();
+  cal.date = utc_now_iso8601();
   cal.machine = current_machine();
   std::map<std::string, std::string> names;
   for (const auto& d : all_devices()) names[d->info().id] = d->info().name;

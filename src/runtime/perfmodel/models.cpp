@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "conveyor/error.hpp"
+#include "core/utc_time.hpp"
 
 namespace conveyor::perfmodel {
 
@@ -19,15 +20,6 @@ namespace {
 
 constexpr std::size_t kErrorRing = 256;
 constexpr const char* kRemeasure = "the runtime measures the models again and replaces it";
-
-std::string utc_now() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 json history_json(const History& h) {
   return {{"samples", h.count()},         {"accepted", h.accepted()}, {"mean_s", h.mean()},
@@ -237,7 +229,7 @@ void PerfModels::save(const std::filesystem::path& path) const {
   if (ec)
     throw Error(fmt::format("cannot write performance models {}: {}", path.string(), ec.message()));
   PerfModels copy = *this;
-  copy.date = utc_now();
+  copy.date = utc_now_iso8601();
   // Unique temporary name: two runtimes ending at once must not write into one file.
   std::filesystem::path temporary = path;
   temporary += fmt::format(".{}.tmp", static_cast<const void*>(this));

@@ -4,6 +4,9 @@
 // OpenCL (kernels built from source by the driver). The runtime tests' binary is also built
 // without OpenCL (the sanitizer presets), so the two OpenCL calls are looked up in the process,
 // where the OpenCL backend has loaded them whenever an OpenCL device exists.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300  // as the library is built; the sanitizer builds lack it
+#endif
 #include <CL/cl.h>
 #include <dlfcn.h>
 
