@@ -62,8 +62,8 @@ struct Factorization {
   std::uint64_t total_tasks() const { return potrf_tasks + trsm_tasks + syrk_tasks + gemm_tasks; }
 };
 
-/// Work of each codelet's task from its buffers (potrf n^3/3, trsm m n^2, syrk n^2 k, gemm 2 m n k),
-/// set as the codelets' flops functions: simulated platforms and cost models use it.
+/// Work of each codelet's task from its buffers (potrf n^3/3, trsm m n^2, syrk n^2 k, gemm 2 m n
+/// k), set as the codelets' flops functions: simulated platforms and cost models use it.
 double potrf_flops(const TaskContext& t);
 double trsm_flops(const TaskContext& t);
 double syrk_flops(const TaskContext& t);

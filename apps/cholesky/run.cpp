@@ -103,9 +103,10 @@ RunResult run_typed(const RunConfig& c) {
     std::vector<T> w(static_cast<std::size_t>(wn) * wn);
     small.fill(w.data(), wn);
     factorize(rt, codelets, w.data(), wn, wn, wb);
-    phases.push_back({"warm-up (3 x 3 tiles, first use of each device: OpenCL program build, CUDA "
-                      "handles; not timed)",
-                      start, now_us(), false});
+    phases.push_back(
+        {"warm-up (3 x 3 tiles, first use of each device: OpenCL program build, CUDA "
+         "handles; not timed)",
+         start, now_us(), false});
   }
 
   for (int r = 0; r < c.repeat; ++r) {
@@ -116,8 +117,8 @@ RunResult run_typed(const RunConfig& c) {
     }
     start = now_us();
     Factorization f = factorize(rt, codelets, a->data(), c.n, c.n, result.block);
-    phases.push_back({"factorisation " + std::to_string(r + 1) + " (timed)", start, now_us(),
-                      true});
+    phases.push_back(
+        {"factorisation " + std::to_string(r + 1) + " (timed)", start, now_us(), true});
     result.times_s.push_back(f.time_s);
     if (r == 0 || f.time_s < result.best.time_s) result.best = f;
   }

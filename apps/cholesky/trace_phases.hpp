@@ -6,8 +6,8 @@
 ///
 /// Times are on the trace's clock, microseconds since the runtime started (Runtime::seconds):
 ///
-///   double t = rt.seconds() * 1e6;  ...;  phases.push_back({"warm-up (...)", t, rt.seconds() * 1e6});
-///   rt.write_trace(path);  add_phases_to_trace(path, phases);
+///   double t = rt.seconds() * 1e6;  ...;  phases.push_back({"warm-up (...)", t, rt.seconds() *
+///   1e6}); rt.write_trace(path);  add_phases_to_trace(path, phases);
 #include <string>
 #include <vector>
 

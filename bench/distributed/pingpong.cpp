@@ -115,8 +115,7 @@ int main(int argc, char** argv) {
           "{\"command\": \"distributed_pingpong\", \"results\": [{\"bytes\": %zu, \"rounds\": %d, "
           "\"raw_rtt_us\": %.3f, \"layer_rtt_us\": %.3f, \"added_per_message_us\": %.3f, "
           "\"progress_cpu_percent\": %.2f, \"idle_progress_cpu_percent\": %.3f}]}\n",
-          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall,
-          100 * idle_max);
+          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall, 100 * idle_max);
     else
       std::printf(
           "ping-pong of %zu bytes, %d rounds (2 ranks)\n"
@@ -125,8 +124,7 @@ int main(int argc, char** argv) {
           "  added per message           %9.2f us\n"
           "  progress thread CPU         %9.1f %% of one core (busiest rank)\n"
           "  progress thread CPU, idle   %9.3f %% of one core\n",
-          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall,
-          100 * idle_max);
+          bytes, rounds, raw * 1e6, layer * 1e6, added * 1e6, 100 * cpu_max / wall, 100 * idle_max);
   }
   return 0;
 }

@@ -160,8 +160,8 @@ struct RuntimeStats {
   std::vector<LinkStats> links;         ///< links with at least one copy
   std::vector<SpaceStats> spaces;       ///< one per device
   std::vector<WorkerStats> workers;
-  std::string scheduler;                  ///< the policy used ("auto" resolved)
-  std::uint64_t calibration_tasks = 0;    ///< model schedulers: tasks placed to measure a model
+  std::string scheduler;                ///< the policy used ("auto" resolved)
+  std::uint64_t calibration_tasks = 0;  ///< model schedulers: tasks placed to measure a model
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }
   std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }

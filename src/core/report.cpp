@@ -62,7 +62,7 @@ nlohmann::json Report::to_json() const {
   nlohmann::json doc = {
       {"conveyor", kConveyorVersion}, {"schema", kResultSchema}, {"command", command_},
       {"machine", machine_record()},  {"build", build_record()}, {"options", options_},
-      {"date", utc_now_iso8601()},       {"notes", notes_},         {"results", results_}};
+      {"date", utc_now_iso8601()},    {"notes", notes_},         {"results", results_}};
   for (const auto& [key, value] : sections_.items()) doc[key] = value;
   return doc;
 }

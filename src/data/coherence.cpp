@@ -332,7 +332,7 @@ void CoherenceEngine::unpin(DataState& d, int space, int reservation) {
 
 void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
   unpin(d, space, CoherenceEngine::kLocal);  // the source's own pin, not a peer-direct one
-  if (wake_) wake_(space);  // that space's driver may be waiting for this room
+  if (wake_) wake_(space);                   // that space's driver may be waiting for this room
 }
 
 void CoherenceEngine::drop_replicas(DataState& d) {
@@ -467,8 +467,7 @@ CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int 
 CoherenceEngine::WriteBack* CoherenceEngine::begin_early_write_back(DataState& d, int space) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
-  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 ||
-      writing_back(d))
+  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 || writing_back(d))
     return nullptr;
   return start_write_back(d, space, false);
 }
@@ -491,8 +490,9 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
     d.moved.notify_all();
   }
   if (self.trace_)
-    self.trace_->add(wb->space + 1, runtime::kD2hTid, wb->evicting ? "write-back" : "early write-back",
-                     "memory", wb->start_us, self.trace_->now_us());
+    self.trace_->add(wb->space + 1, runtime::kD2hTid,
+                     wb->evicting ? "write-back" : "early write-back", "memory", wb->start_us,
+                     self.trace_->now_us());
   if (wb->evicting) s.landing.fetch_sub(wb->bytes);
   s.write_backs.fetch_sub(1);
   if (self.wake_) self.wake_(wb->space);

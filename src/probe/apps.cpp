@@ -10,8 +10,8 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "plan.hpp"
 #include "core/device_details.hpp"
+#include "plan.hpp"
 
 namespace conveyor::probe {
 namespace {
