@@ -110,6 +110,14 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
       where, codelet.name));
 }
 
+double ComputeModel::seconds(const std::string& codelet, double flops, double bytes) const {
+  auto it = gflops.find(codelet);
+  if (it != gflops.end())
+    return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second * 1e9);
+  if (gbs > 0) return launch_us * 1e-6 + bytes / (gbs * 1e9);
+  return -1;
+}
+
 PlatformSpec parse_platform(const std::string& text, const std::string& origin) {
   json doc;
   try {
@@ -264,6 +272,8 @@ Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
       routes_[{from, to}] = std::move(path);
     }
   }
+  node_of_["host"] = host_node();
+  for (int d = 0; d < devices_; ++d) node_of_[spec_.devices[d].id] = device_node(d);
   for (int d = 0; d < devices_; ++d)
     if (!has_route(host_node(), device_node(d)) || !has_route(device_node(d), host_node()))
       throw UsageError(fmt::format("platform file {}: 'links' give no route between host and {}",
@@ -289,6 +299,32 @@ std::pair<double, double> Platform::transfer(int from, int to, std::size_t bytes
   double end = start + latency + factor * static_cast<double>(bytes) / gbs;
   for (int c : path) channels_[c].free_s = end;
   return {start, end};
+}
+
+double Platform::task_seconds(const std::string& codelet, const std::string& device, double flops,
+                              std::uint64_t bytes) const {
+  if (device == "cpu") return spec_.host.seconds(codelet, flops, static_cast<double>(bytes));
+  auto it = node_of_.find(device);
+  if (it == node_of_.end() || it->second == host_node()) return -1;
+  return spec_.devices[it->second - 1].compute.seconds(codelet, flops, static_cast<double>(bytes));
+}
+
+double Platform::copy_seconds(const std::string& from, const std::string& to,
+                              std::uint64_t bytes) const {
+  auto a = node_of_.find(from == "cpu" ? "host" : from);
+  auto b = node_of_.find(to == "cpu" ? "host" : to);
+  if (a == node_of_.end() || b == node_of_.end()) return -1;
+  if (a->second == b->second || bytes == 0) return 0;
+  auto route = routes_.find({a->second, b->second});
+  if (route == routes_.end()) return -1;
+  // The same arithmetic as transfer(), without waiting for or holding the channels. Channels'
+  // rates and latencies never change after construction, so no lock is needed.
+  double latency = 0, gbs = 0;
+  for (int c : route->second) {
+    latency += channels_[c].latency_s;
+    gbs = gbs == 0 ? channels_[c].gbs : std::min(gbs, channels_[c].gbs);
+  }
+  return latency + static_cast<double>(bytes) / gbs;
 }
 
 }  // namespace conveyor::runtime::sim

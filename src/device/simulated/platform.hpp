@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device/codelet_impl.hpp"
+#include "device/driver.hpp"
 #include "device/virtual_clock.hpp"
 
 namespace conveyor::runtime::sim {
@@ -29,6 +30,9 @@ struct ComputeModel {
   /// has no model for it.
   double seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
                  const std::string& where) const;
+  /// The same from the task's shape (`flops` < 0: the codelet has no cost function); < 0 when
+  /// the model does not cover the codelet.
+  double seconds(const std::string& codelet, double flops, double bytes) const;
 };
 
 struct DeviceSpec {
@@ -72,7 +76,7 @@ struct Channel {
 
 /// The running platform: clock, channels and routes. Thread-safe (drivers and the threads that
 /// copy to the host reserve channels concurrently).
-class Platform {
+class Platform final : public ModelledCosts {
  public:
   /// Uses the first `devices` devices of the spec (0: all).
   Platform(PlatformSpec spec, int devices, bool run_kernels);
@@ -94,6 +98,12 @@ class Platform {
   std::pair<double, double> transfer(int from, int to, std::size_t bytes, double ready_s,
                                      double factor = 1);
 
+  // ModelledCosts, for the model schedulers' predictions (no contention, no reservation).
+  double task_seconds(const std::string& codelet, const std::string& device, double flops,
+                      std::uint64_t bytes) const override;
+  double copy_seconds(const std::string& from, const std::string& to,
+                      std::uint64_t bytes) const override;
+
  private:
   PlatformSpec spec_;
   int devices_;
@@ -102,6 +112,7 @@ class Platform {
   std::vector<Channel> channels_;                           ///< 2 per link: a -> b, b -> a
   std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
   std::vector<SimulatedDevice*> attached_;
+  std::map<std::string, int, std::less<>> node_of_;  ///< "host" and the used devices' ids
   VirtualClock clock_;  // last: its thread stops first
 };
 
