@@ -327,7 +327,9 @@ class ModelScheduler final : public Scheduler {
                                        : copy(src, "host", bytes) + copy("host", to, bytes);
         if (t >= 0 && (best < 0 || t < best)) best = t;
       }
-      if (best > 0) total += best;
+      // A host task writing data that lives on a device (valid there, not on the host) sends it
+      // back for its next device reader: the round trip is the price of the host's help.
+      if (best > 0) total += space == 0 && writes(a.mode) ? 2 * best : best;
     }
     return total;
   }
