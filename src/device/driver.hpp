@@ -20,6 +20,7 @@
 namespace conveyor::runtime {
 
 class VirtualClock;
+class Trace;
 
 /// What a simulated platform knows without measuring: the modelled time of a task on one of its
 /// processors and of an uncontended copy on its links. The model schedulers predict from it
@@ -116,6 +117,8 @@ class DeviceDriver {
   /// A simulated device's platform models (null for real devices). Its copies and kernels share
   /// one in-order lane, so a model scheduler counts a task's copies in the device's load too.
   virtual const ModelledCosts* modelled_costs() const { return nullptr; }
+  /// The run's trace (RuntimeOptions::trace): a simulated platform adds its link tracks there.
+  virtual void attach_trace(Trace* /*trace*/) {}
 
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;

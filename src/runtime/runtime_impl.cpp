@@ -87,6 +87,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
           d->id()));
   }
   if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
+  if (trace_)
+    for (auto& d : drivers_) d->attach_trace(trace_.get());
 
   std::vector<std::string> spaces{"host"};
   std::vector<runtime::DeviceDriver*> raw;

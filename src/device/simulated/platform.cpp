@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "conveyor/error.hpp"
+#include "device/trace.hpp"
 
 namespace conveyor::runtime::sim {
 namespace {
@@ -298,7 +299,30 @@ std::pair<double, double> Platform::transfer(int from, int to, std::size_t bytes
   }
   double end = start + latency + factor * static_cast<double>(bytes) / gbs;
   for (int c : path) channels_[c].free_s = end;
+  if (trace_) {
+    const char* name = factor != 1       ? "peer read"
+                       : from == host_node() ? "copy h2d"
+                       : to == host_node()   ? "copy d2h"
+                                             : "copy d2d";
+    for (int c : path)
+      trace_->add(links_pid(devices_), c + 1, name, "transfer", start * 1e6, end * 1e6);
+  }
   return {start, end};
+}
+
+void Platform::attach_trace(Trace* trace) {
+  std::lock_guard lock(mutex_);
+  if (trace_ == trace || !trace) return;
+  trace_ = trace;
+  // Only the channels that some route between the used nodes takes.
+  std::set<int> used;
+  for (const auto& [ends, path] : routes_) used.insert(path.begin(), path.end());
+  trace->name_process(links_pid(devices_), "links");
+  for (int c : used) {
+    const LinkSpec& l = spec_.links[c / 2];
+    trace->name_track(links_pid(devices_), c + 1,
+                      c % 2 == 0 ? l.a + " -> " + l.b : l.b + " -> " + l.a);
+  }
 }
 
 double Platform::task_seconds(const std::string& codelet, const std::string& device, double flops,

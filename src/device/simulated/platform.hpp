@@ -94,9 +94,12 @@ class Platform final : public ModelledCosts {
   void attach(int d, SimulatedDevice* device) { attached_.at(d) = device; }
   SimulatedDevice* device(int d) const { return attached_.at(d); }
   /// Reserves the route from -> to for `bytes` starting no earlier than `ready_s`; returns
-  /// [start, end) in virtual seconds. `factor` multiplies the bytes' time (peer-direct re-reads).
+  /// [start, end) in virtual seconds. `factor` multiplies the bytes' time (peer-direct re-reads,
+  /// drawn as "peer read" on the link tracks).
   std::pair<double, double> transfer(int from, int to, std::size_t bytes, double ready_s,
                                      double factor = 1);
+  /// Draws every transfer from now on on the trace's link tracks (idempotent).
+  void attach_trace(Trace* trace);
 
   // ModelledCosts, for the model schedulers' predictions (no contention, no reservation).
   double task_seconds(const std::string& codelet, const std::string& device, double flops,
@@ -113,6 +116,7 @@ class Platform final : public ModelledCosts {
   std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
   std::vector<SimulatedDevice*> attached_;
   std::map<std::string, int, std::less<>> node_of_;  ///< "host" and the used devices' ids
+  Trace* trace_ = nullptr;                           ///< under mutex_
   VirtualClock clock_;  // last: its thread stops first
 };
 
