@@ -32,8 +32,9 @@ class ModelledCosts {
   /// function; < 0 when it has none) on `bytes` of buffers; < 0 when the platform has no model.
   virtual double task_seconds(const std::string& codelet, const std::string& device, double flops,
                               std::uint64_t bytes) const = 0;
-  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) on an idle route:
-  /// latency + bytes / bandwidth in that direction; < 0 when there is no route.
+  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) issued now:
+  /// the route's backlog (its links' copies already under way or queued), then latency + bytes /
+  /// bandwidth in that direction; < 0 when there is no route.
   virtual double copy_seconds(const std::string& from, const std::string& to,
                               std::uint64_t bytes) const = 0;
 

@@ -94,8 +94,8 @@ class VirtualClock {
   std::uint64_t seq_ = 0;
   std::uint64_t fired_ = 0;
   int running_ = 0;
-  const void* holder_ = nullptr;                // the thread whose turn it is
-  std::deque<const void*> queued_;              // woken, waiting for the turn, in wake order
+  const void* holder_ = nullptr;    // the thread whose turn it is
+  std::deque<const void*> queued_;  // woken, waiting for the turn, in wake order
   std::vector<std::pair<const void*, std::condition_variable*>> turn_waiters_;
   bool firing_ = false;  // the clock's thread is firing events: no thread runs meanwhile
   bool stop_ = false;

@@ -152,7 +152,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<runtime::Trace> trace_;
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
-  runtime::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  runtime::VirtualClock* clock_ = nullptr;         // the simulated platform's, else null
   std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;

@@ -113,8 +113,7 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
 
 double ComputeModel::seconds(const std::string& codelet, double flops, double bytes) const {
   auto it = gflops.find(codelet);
-  if (it != gflops.end())
-    return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second * 1e9);
+  if (it != gflops.end()) return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second * 1e9);
   if (gbs > 0) return launch_us * 1e-6 + bytes / (gbs * 1e9);
   return -1;
 }
@@ -300,7 +299,7 @@ std::pair<double, double> Platform::transfer(int from, int to, std::size_t bytes
   double end = start + latency + factor * static_cast<double>(bytes) / gbs;
   for (int c : path) channels_[c].free_s = end;
   if (trace_) {
-    const char* name = factor != 1       ? "peer read"
+    const char* name = factor != 1           ? "peer read"
                        : from == host_node() ? "copy h2d"
                        : to == host_node()   ? "copy d2h"
                                              : "copy d2d";
@@ -341,14 +340,17 @@ double Platform::copy_seconds(const std::string& from, const std::string& to,
   if (a->second == b->second || bytes == 0) return 0;
   auto route = routes_.find({a->second, b->second});
   if (route == routes_.end()) return -1;
-  // The same arithmetic as transfer(), without waiting for or holding the channels. Channels'
-  // rates and latencies never change after construction, so no lock is needed.
-  double latency = 0, gbs = 0;
+  // The arithmetic of transfer() for a copy issued now, reserving nothing: the backlog is the
+  // latest end of what the route's channels already carry (the copies that the lanes enqueued).
+  double latency = 0, gbs = 0, backlog = 0;
+  double now = clock_.now_s();
+  std::lock_guard lock(mutex_);
   for (int c : route->second) {
     latency += channels_[c].latency_s;
     gbs = gbs == 0 ? channels_[c].gbs : std::min(gbs, channels_[c].gbs);
+    backlog = std::max(backlog, channels_[c].free_s - now);
   }
-  return latency + static_cast<double>(bytes) / gbs;
+  return backlog + latency + static_cast<double>(bytes) / gbs;
 }
 
 }  // namespace conveyor::runtime::sim

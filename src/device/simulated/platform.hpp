@@ -101,7 +101,9 @@ class Platform final : public ModelledCosts {
   /// Draws every transfer from now on on the trace's link tracks (idempotent).
   void attach_trace(Trace* trace);
 
-  // ModelledCosts, for the model schedulers' predictions (no contention, no reservation).
+  // ModelledCosts, for the model schedulers' predictions (nothing reserved). A copy's price
+  // includes its route's current backlog, so that a scheduler sees a shared link (a PCIe switch's
+  // uplink, the socket link) that is busy and prefers the devices that already hold the data.
   double task_seconds(const std::string& codelet, const std::string& device, double flops,
                       std::uint64_t bytes) const override;
   double copy_seconds(const std::string& from, const std::string& to,
@@ -111,13 +113,13 @@ class Platform final : public ModelledCosts {
   PlatformSpec spec_;
   int devices_;
   bool run_kernels_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<Channel> channels_;                           ///< 2 per link: a -> b, b -> a
   std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
   std::vector<SimulatedDevice*> attached_;
   std::map<std::string, int, std::less<>> node_of_;  ///< "host" and the used devices' ids
   Trace* trace_ = nullptr;                           ///< under mutex_
-  VirtualClock clock_;  // last: its thread stops first
+  VirtualClock clock_;                               // last: its thread stops first
 };
 
 }  // namespace conveyor::runtime::sim

@@ -64,10 +64,9 @@ struct Oracle {
   std::function<double(const std::string& codelet, const std::string& device,
                        const TaskShape& shape)>
       task;
-  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) on an idle
-  /// route; < 0 when there is none.
-  std::function<double(const std::string& from, const std::string& to, std::uint64_t bytes)>
-      copy;
+  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) issued now (its
+  /// route's backlog included); < 0 when there is no route.
+  std::function<double(const std::string& from, const std::string& to, std::uint64_t bytes)> copy;
   explicit operator bool() const { return task || copy; }
 };
 
