@@ -21,6 +21,10 @@ std::optional<double> plain_rate_gbs(const StagingCalibration& calibration, Stre
       points.emplace_back(p.threads, p.best_gbs);
   if (points.empty()) return std::nullopt;
   std::sort(points.begin(), points.end());
+  // More threads never stream slower in the model (the extra ones could stay idle): a dip is a
+  // load spike during the probe on a shared machine, not a property of the machine.
+  for (std::size_t i = 1; i < points.size(); ++i)
+    points[i].second = std::max(points[i].second, points[i - 1].second);
   if (threads <= points.front().first) return points.front().second;
   if (threads >= points.back().first) return points.back().second;
   for (std::size_t i = 1; i < points.size(); ++i)

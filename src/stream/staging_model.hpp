@@ -53,7 +53,8 @@ struct StagingPrediction {
 StagingPrediction predict_staging(const StagingCalibration& calibration, const StagingQuery& q);
 
 /// The plain kernel's rate at `threads`, interpolated linearly between the thread counts measured
-/// (held at the ends); nullopt when the kernel was not measured.
+/// (held at the ends; a rate below that of fewer threads is raised to it); nullopt when the kernel
+/// was not measured.
 std::optional<double> plain_rate_gbs(const StagingCalibration& calibration, StreamKernel kernel,
                                      int threads);
 

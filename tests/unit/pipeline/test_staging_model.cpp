@@ -105,6 +105,10 @@ TEST(StagingModel, PlainRateIsInterpolatedBetweenMeasuredThreadCounts) {
   EXPECT_DOUBLE_EQ(*plain_rate_gbs(s, StreamKernel::Dot, 3), 27.5);
   EXPECT_DOUBLE_EQ(*plain_rate_gbs(s, StreamKernel::Dot, 6), 37.5);
   EXPECT_DOUBLE_EQ(*plain_rate_gbs(s, StreamKernel::Dot, 32), 40.0);
+  // A load spike during the probe (2 threads slower than 1) is not taken for the machine.
+  for (auto& p : s.plain)
+    if (p.threads == 2) p.best_gbs = 2.0;
+  EXPECT_DOUBLE_EQ(*plain_rate_gbs(s, StreamKernel::Dot, 2), 10.0);
   s.plain.clear();
   EXPECT_FALSE(plain_rate_gbs(s, StreamKernel::Dot, 1));
 }
