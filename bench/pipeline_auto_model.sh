@@ -39,6 +39,7 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$conveyor" ] || { echo "pipeline_auto_model.sh: $conveyor not built (make build)" >&2; exit 1; }
 mkdir -p "$out"
+rm -f "$out/wall.txt"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 for r in $(seq 1 "$rounds"); do
@@ -50,9 +51,11 @@ for r in $(seq 1 "$rounds"); do
     extra=""
     [ "$mode" = timed ] && extra="--calibrate"
     echo "== round $r: $mode (load: $(load))"
+    start=$(date +%s.%N)
     "$conveyor" stream --pipeline "$mover" --strategy auto $extra --calibration "$cal" \
       --threads "$threads" --elements "$elements" --block "$block" --depth "$depth" \
       --repeats "$repeats" --no-overlap --json-out "$out/$mode-$r.json" > /dev/null
+    echo "$mode $(echo "$(date +%s.%N) - $start" | bc)" >> "$out/wall.txt"
   done
 done
 
@@ -82,5 +85,18 @@ for (t, k), d in sorted(rows.items()):
           f"{','.join(s for s, _ in d['timed']):<15} {','.join(s for s, _ in d['model']):<15} "
           f"{med([x for _, x in d['timed']]):.2f}x / {med([x for _, x in d['model']]):.2f}x"
           f"                  {pred[0]:.1f} / {pred[1]:.1f} / {pred[2]:.1f}")
+agree = sum(d["agree"] for d in rows.values())
+total = sum(len(d["timed"]) for d in rows.values())
+print(f"same choice in {agree} of {total} rows")
+for mode in ("timed", "model"):
+    rates, cpu = [], []
+    for r in range(1, rounds + 1):
+        res = json.load(open(f"{out}/{mode}-{r}.json"))["results"]
+        cpu += [x["best_gbs"] for x in res if x["pipeline"] == "none"]
+        rates += [x["best_gbs"] for x in res if x["pipeline"] != "none"]
+    walls = [float(l.split()[1]) for l in open(f"{out}/wall.txt") if l.split()[0] == mode]
+    print(f"{mode}: median pipelined {statistics.median(rates):.2f} GB/s, CPU-only "
+          f"{statistics.median(cpu):.2f} GB/s (same runs); median wall time of a run "
+          f"{statistics.median(walls):.1f} s")
 PY
 echo "results in $out/"
