@@ -354,9 +354,9 @@ void show_calibration(const ProbeCliOptions& options) {
   std::string triad;
   for (const auto& p : st.plain)
     if (p.kernel == "triad")
-      triad +=
-          fmt::format("{}{} threads {}", triad.empty() ? "" : ", ", p.threads, sig(p.best_gbs));
-  std::cout << fmt::format("staging: plain triad GB/s: {}; near read {} GB/s", triad,
+      triad += fmt::format("{}{} GB/s ({} thread{})", triad.empty() ? "" : ", ", sig(p.best_gbs),
+                           p.threads, p.threads == 1 ? "" : "s");
+  std::cout << fmt::format("staging: plain triad {}; near read {} GB/s", triad,
                            sig(st.near_read_gbs));
   for (const auto& m : st.movers)
     std::cout << fmt::format("; {} mover {} GB/s + {} us per block", m.mover, sig(m.copy_gbs),

@@ -125,6 +125,8 @@ std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command
       "with --calibrate, it times 3 alternating runs of each. The notes say what it chose and "
       "why.\n"
       "  conveyor stream --pipeline thread --threads 1-2\n"
+      "  conveyor stream --pipeline thread --threads 1-2 --calibrate   (auto times, and shows "
+      "the model's choice too)\n"
       "  conveyor stream --pipeline prefetch --depth 2 --block 256KiB --threads 1\n"
       "  conveyor stream --pipeline dsa --strategy split --threads 1-8   (Xeon with DSA)\n"
       "  conveyor stream --pipeline opencl:0 --threads 1,2 --json-out p.json; conveyor "
