@@ -37,6 +37,9 @@ struct CoherenceEngine::Space {
   DataState* tail = nullptr;
   std::atomic<int> write_backs{0};      ///< enqueued, not landed
   std::atomic<std::size_t> landing{0};  ///< their bytes: room that is on its way
+  /// Write-backs that eviction started, enqueued once the data lock of the caller is released
+  /// (driver thread only).
+  std::vector<WriteBack*> started;
 };
 
 struct CoherenceEngine::WriteBack {
@@ -192,6 +195,26 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
 // ---- device side ------------------------------------------------------------------------------
 
 int CoherenceEngine::reserve_on_device(DataState& d, int space, Access mode) {
+  // Eviction may start write-backs; they are enqueued only after the data's lock is released. A
+  // driver may run a completion at once on this thread (PoCL does when the copy has finished
+  // already), and on_write_back takes the runtime's lock, which other threads hold while they
+  // take data locks (a scheduler asking what is valid where): enqueued under this lock, the two
+  // orders deadlock.
+  std::vector<WriteBack*>& started = spaces_[space - 1]->started;
+  int reservation = kNoRoom;
+  try {
+    reservation = reserve_locked(d, space, mode);
+  } catch (...) {
+    notify_write_backs(space, started);
+    started.clear();
+    throw;
+  }
+  notify_write_backs(space, started);
+  started.clear();
+  return reservation;
+}
+
+int CoherenceEngine::reserve_locked(DataState& d, int space, Access mode) {
   std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
@@ -352,9 +375,9 @@ void CoherenceEngine::drop_replicas(DataState& d) {
 std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
   Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
-  std::vector<WriteBack*> started;
-  std::unique_lock list_lock(s.lru_mutex);
-  try {
+  std::vector<WriteBack*>& started = s.started;  // enqueued by reserve_on_device
+  std::lock_guard list_lock(s.lru_mutex);
+  {
     // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
     // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
     // the task waiting for this room) are never taken.
@@ -408,13 +431,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
         d = next;
       }
     }
-  } catch (...) {  // a copy could not be enqueued: those already started must still complete
-    list_lock.unlock();
-    notify_write_backs(space, started);
-    throw;
   }
-  list_lock.unlock();
-  notify_write_backs(space, started);
   return freed;
 }
 
@@ -476,11 +493,16 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
   std::unique_ptr<WriteBack> wb(static_cast<WriteBack*>(user));
   CoherenceEngine& self = *wb->engine;
   Space& s = *self.spaces_[wb->space - 1];
+  // Other devices whose Modified replica of the data could not be written back while this copy
+  // was in flight (a stale one: the data was written there since) may be waiting for that room.
+  std::uint64_t others = 0;  // bit per space, up to 64 (the rest are woken by their own events)
   {
     DataState& d = *wb->data;
     std::lock_guard lock(d.mutex);
     Replica& r = d.replicas[wb->space];
     r.writing_back = false;
+    for (int o = 1; o < self.spaces() && o < 64; ++o)
+      if (o != wb->space && d.replicas[o].state == Msi::Modified) others |= 1ull << o;
     // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
     // write since the copy was enqueued leaves the host stale.
     if (!error && d.version == r.write_back_version) {
@@ -495,7 +517,11 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
                      self.trace_->now_us());
   if (wb->evicting) s.landing.fetch_sub(wb->bytes);
   s.write_backs.fetch_sub(1);
-  if (self.wake_) self.wake_(wb->space);
+  if (self.wake_) {
+    self.wake_(wb->space);
+    for (int o = 1; o < 64; ++o)
+      if (others >> o & 1) self.wake_(o);
+  }
   std::lock_guard lock(self.pending_mutex_);
   if (--self.pending_ == 0) self.pending_cv_.notify_all();
 }

@@ -113,6 +113,9 @@ class CoherenceEngine {
   struct Space;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
+  int reserve_locked(DataState& d, int space, Access mode);
+  /// Frees replicas now and starts write-backs (queued in the space's `started`, enqueued by
+  /// reserve_on_device once no data lock is held).
   std::size_t evict(int space, std::size_t missing);
   /// Under the data's lock: marks the replica as being written home and returns the record;
   /// notify_write_backs enqueues the copy and its completion once no lock is held.

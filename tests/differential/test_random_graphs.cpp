@@ -1,6 +1,7 @@
 // Differential test of the runtime: thousands of random task graphs (random data, shapes, access
 // modes, priorities, devices, schedulers and both coherence policies; device memory unlimited and
-// room for a few buffers, with and without CPU workers) run by the runtime, and the same tasks run
+// room for a few buffers, with and without CPU workers; emulated devices that complete work at once
+// or on a thread of their own) run by the runtime, and the same tasks run
 // one by one on the host; every final buffer must match exactly (integer kernels).
 //
 // Seedable: CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIFF_GRAPHS=<n> sets the number of
@@ -117,6 +118,7 @@ struct Config {
   std::string name;
   RuntimeOptions options;
   int emulated = 0;
+  bool inline_lanes = false;  // emulated lanes that complete at once on the enqueuing thread
 };
 
 bool have_opencl() {
@@ -167,6 +169,9 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
                                            DeviceCopy::PeerDirect};
               c.options.device_copy = copies[rng() % 3];
             }
+            // Half of the emulated devices complete work at once, as PoCL may: completions then
+            // run on the driver thread inside the runtime's calls.
+            c.inline_lanes = c.emulated > 0 && rng() % 2;
             c.options.offload = {"op1", "op2"};
             if (std::string(scheduler) != "offload" && rng() % 2) c.options.offload.clear();
             c.name = std::string(to_string(policy)) + "/" + scheduler + "/" +
@@ -174,7 +179,8 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
                      (devices == 3 ? "4sim/" + std::string(to_string(c.options.device_copy))
                                    : std::to_string(c.emulated) + "emu") +
                      (cpus ? "" : "/no-cpu") + (limit ? "/" + std::to_string(limit) + "B" : "") +
-                     (c.options.early_write_back ? "/early" : "");
+                     (c.options.early_write_back ? "/early" : "") +
+                     (c.inline_lanes ? "/inline" : "");
             out.push_back(std::move(c));
           }
   return out;
@@ -306,7 +312,8 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   std::uint64_t evictions = 0, write_backs = 0;
   for (const Config& c : configs) {
     auto t0 = std::chrono::steady_clock::now();
-    std::unique_ptr<Runtime> rt = test::make_emulated_runtime(c.options, c.emulated);
+    std::unique_ptr<Runtime> rt =
+        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes);
     for (std::uint64_t g = 0; g < per_config; ++g) {
       std::uint64_t graph_seed = rng();
       std::mt19937_64 graph_rng(graph_seed);
