@@ -80,7 +80,8 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
       device_copy_(device_copy),
       drivers_(std::move(drivers)),
       stats_(stats),
-      trace_(trace) {
+      trace_(trace),
+      clock_(drivers_.empty() ? nullptr : drivers_[0]->virtual_clock()) {
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
     int space = static_cast<int>(i) + 1;
     auto s = std::make_unique<Space>();
@@ -93,6 +94,10 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
 CoherenceEngine::~CoherenceEngine() {
   // The callbacks of write-backs still landing use this engine.
   std::unique_lock lock(pending_mutex_);
+  if (clock_ && pending_ > 0) {  // they land only when virtual time moves
+    pending_dozing_ = true;
+    clock_->running(-1);
+  }
   pending_cv_.wait(lock, [&] { return pending_ == 0; });
 }
 
@@ -137,11 +142,18 @@ void CoherenceEngine::forget(DataState& d, int space) {
 
 void CoherenceEngine::await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock) {
   // A write-back lands in the user's memory: nobody reads or writes that memory before it has.
-  d.moved.wait(lock, [&] {
-    for (const auto& r : d.replicas)
-      if (r.writing_back) return false;
-    return true;
-  });
+  // On a virtual clock the copy lands only once virtual time moves, so this thread stops running
+  // while it waits; on_write_back counts it running again before waking it.
+  while (writing_back(d)) {
+    if (!clock_) {
+      d.moved.wait(lock);
+      continue;
+    }
+    std::uint64_t landed = d.landed;
+    ++d.dozing;
+    clock_->running(-1);
+    d.moved.wait(lock, [&] { return d.landed != landed; });
+  }
 }
 
 void CoherenceEngine::fetch_to_host(DataState& d) {
@@ -509,6 +521,9 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       d.replicas[kHostSpace].state = Msi::Shared;
       if (r.state == Msi::Modified) r.state = Msi::Shared;
     }
+    ++d.landed;
+    if (d.dozing > 0) self.clock_->running(d.dozing);  // before they are woken
+    d.dozing = 0;
     d.moved.notify_all();
   }
   if (self.trace_)
@@ -523,7 +538,10 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       if (others >> o & 1) self.wake_(o);
   }
   std::lock_guard lock(self.pending_mutex_);
-  if (--self.pending_ == 0) self.pending_cv_.notify_all();
+  if (--self.pending_ > 0) return;
+  if (self.pending_dozing_) self.clock_->running(+1);
+  self.pending_dozing_ = false;
+  self.pending_cv_.notify_all();
 }
 
 int CoherenceEngine::write_backs_in_flight(int space) const {

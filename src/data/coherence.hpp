@@ -26,6 +26,7 @@
 #include "data/transfer_stats.hpp"
 #include "device/driver.hpp"
 #include "device/trace.hpp"
+#include "device/virtual_clock.hpp"
 
 namespace conveyor::detail {
 
@@ -133,10 +134,12 @@ class CoherenceEngine {
   std::vector<std::unique_ptr<Space>> spaces_;
   TransferStats& stats_;
   runtime::Trace* trace_;
+  runtime::VirtualClock* clock_;  ///< a simulated platform's (waits must stop running), else null
   std::function<void(int)> wake_;
   mutable std::mutex pending_mutex_;  // write-backs in flight, all spaces
   std::condition_variable pending_cv_;
   int pending_ = 0;
+  bool pending_dozing_ = false;  ///< the destructor waits on a virtual clock
 };
 
 }  // namespace conveyor::detail

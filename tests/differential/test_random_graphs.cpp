@@ -141,9 +141,6 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
              {"eager", "round-robin", "offload", "locality", "model", "model-ready"})
           for (int devices = 0; devices < 4; ++devices) {
             if (limit == 0 && cpus == 0) continue;  // CPU workers off: with small memory only
-            // The simulated platform runs on a virtual clock, which waits for room and for
-            // write-backs do not account for yet: unlimited memory only.
-            if (devices == 3 && limit > 0) continue;
             Config c;
             c.options.cpus = cpus;
             c.options.pin = false;
@@ -152,7 +149,7 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             c.options.device_memory_limit = limit;
             c.options.device_tasks_in_flight = 1 + static_cast<int>(rng() % 4);
             c.options.device_copy = rng() % 2 ? DeviceCopy::PeerCopy : DeviceCopy::HostStaged;
-            c.options.early_write_back = devices != 3 && rng() % 2;
+            c.options.early_write_back = rng() % 2;
             if (devices == 0) c.emulated = 2;  // two devices: device-to-device movement
             if (devices == 1) {
               if (!opencl) continue;
