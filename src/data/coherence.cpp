@@ -455,9 +455,9 @@ void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   for (WriteBack* wb : started) {
     try {
-      // On the lane, behind the kernels already enqueued (one of them may have written it).
-      driver.enqueue_d2h(wb->home, wb->block);
-      driver.notify(&CoherenceEngine::on_write_back, wb);
+      // Unpinned: the tasks that wrote it have completed, so the copy need not wait behind the
+      // lane's kernels (drivers with a copy engine run it there).
+      driver.enqueue_write_back(wb->home, wb->block, &CoherenceEngine::on_write_back, wb);
     } catch (const std::exception&) {
       on_write_back(wb, "the write-back could not be enqueued");  // the replica stays Modified
     }
