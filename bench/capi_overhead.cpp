@@ -9,6 +9,7 @@
 //   bench_capi_overhead [-i tasks] [-b buffers] [--cpus N] [--rounds R]
 #include <time.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -63,26 +64,13 @@ void check(conveyor_status status) {
 int main(int argc, char** argv) {
   long tasks = 100000;
   int buffers = 1, cpus = 1, rounds = 5;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-i" && i + 1 < argc)
-      tasks = std::atol(argv[++i]);
-    else if (a == "-b" && i + 1 < argc)
-      buffers = std::atoi(argv[++i]);
-    else if (a == "--cpus" && i + 1 < argc)
-      cpus = std::atoi(argv[++i]);
-    else if (a == "--rounds" && i + 1 < argc)
-      rounds = std::atoi(argv[++i]);
-    else {
-      std::fprintf(stderr, "usage: %s [-i tasks] [-b buffers (0-8)] [--cpus N] [--rounds R]\n",
-                   argv[0]);
-      return 2;
-    }
-  }
-  if (tasks < 1 || buffers < 0 || buffers > 8 || cpus < 1 || rounds < 1) {
-    std::fprintf(stderr, "error: -i >= 1, -b in 0..8, --cpus >= 1, --rounds >= 1\n");
-    return 2;
-  }
+  CLI::App app("Per-task overhead of the C interface next to the C++ API (empty host tasks).");
+  app.add_option("-i", tasks, "Tasks per round (default 100000)")->check(CLI::Range(1L, 1L << 40));
+  app.add_option("-b", buffers, "Data per task, 0-8 (default 1)")->check(CLI::Range(0, 8));
+  app.add_option("--cpus", cpus, "CPU workers (default 1)")->check(CLI::Range(1, 1 << 20));
+  app.add_option("--rounds", rounds, "Rounds per API; the best is reported (default 5)")
+      ->check(CLI::Range(1, 1 << 20));
+  CLI11_PARSE(app, argc, argv);
   try {
     conveyor::RuntimeOptions options;
     options.cpus = cpus;

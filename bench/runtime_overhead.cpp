@@ -4,6 +4,7 @@
 // can set them side by side.
 //
 //   bench_runtime_overhead -i 100000 -b 1 [--cpus N]
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -29,26 +30,12 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 int main(int argc, char** argv) {
   long tasks = 100000;
   int buffers = 0, cpus = -1;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-i" && i + 1 < argc)
-      tasks = std::atol(argv[++i]);
-    else if (a == "-b" && i + 1 < argc)
-      buffers = std::atoi(argv[++i]);
-    else if (a == "--cpus" && i + 1 < argc)
-      cpus = std::atoi(argv[++i]);
-    else {
-      std::fprintf(stderr,
-                   "usage: %s [-i tasks] [-b buffers (0-8)] [--cpus N]\n"
-                   "Empty tasks, each with `buffers` data in ReadWrite; prints us per task.\n",
-                   argv[0]);
-      return 2;
-    }
-  }
-  if (tasks < 1 || buffers < 0 || buffers > 8) {
-    std::fprintf(stderr, "error: -i must be >= 1 and -b in 0..8\n");
-    return 2;
-  }
+  CLI::App app("Empty tasks, each with `buffers` data in ReadWrite; prints us per task.");
+  app.add_option("-i", tasks, "Tasks (default 100000)")->check(CLI::Range(1L, 1L << 40));
+  app.add_option("-b", buffers, "Data per task, 0-8 (default 0)")->check(CLI::Range(0, 8));
+  app.add_option("--cpus", cpus, "CPU workers (default one per core)")
+      ->check(CLI::Range(1, 1 << 20));
+  CLI11_PARSE(app, argc, argv);
   try {
     conveyor::RuntimeOptions options;
     options.cpus = cpus;

@@ -1,7 +1,6 @@
 // conveyor models: a Cholesky run with the model scheduler writes its models to the file given, and
 // `conveyor models` lists them (table and JSON); a corrupt file is one line and exit 2.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,12 +10,15 @@
 #include <string>
 
 #include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::test {
 namespace {
 
+// One private directory per test process, removed at exit.
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "cli_models_" + std::to_string(getpid()) + "_" + name;
+  static ScratchDir dir;
+  return dir.path(name);
 }
 
 TEST(CliModels, CholeskyWithTheModelSchedulerFillsTheModels) {

@@ -2,11 +2,11 @@
 // the test's own file before the runtime starts, implementations that sleep the modelled times.
 // Asserts where tasks ran, never how long they took.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +14,7 @@
 #include "conveyor/calibration.hpp"
 #include "conveyor/runtime.hpp"
 #include "runtime/perfmodel/models.hpp"
+#include "scratch_dir.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor {
@@ -25,11 +26,10 @@ using perfmodel::TaskShape;
 constexpr std::size_t kElems = 1000;  // one vector of doubles per task
 constexpr int kTasks = 16;
 
-std::filesystem::path temp_dir() {
-  auto dir = std::filesystem::path(::testing::TempDir()) /
-             ("conveyor_model_sched_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+// One private directory per test process, removed at exit.
+const std::filesystem::path& temp_dir() {
+  static test::ScratchDir dir;
+  return dir.dir();
 }
 
 void sleep_ms(double ms) {
@@ -208,6 +208,55 @@ INSTANTIATE_TEST_SUITE_P(Policies, ModelScheduler, ::testing::Values("model", "m
                          [](const auto& info) {
                            return std::string(info.param) == "model" ? "model" : "model_ready";
                          });
+
+// model-ready's own rule: among the tasks queued for a device, the one whose data is already there
+// runs first. Eight tasks that only the device can run become ready at once; the odd ones' vectors
+// were left on the device by an earlier task. One task in flight at a time, so the device's order
+// of execution is the order in which it took them from its queue.
+std::vector<int> device_order(const char* scheduler) {
+  Synthetic s;
+  RuntimeOptions o = options(write_models(std::string("order_") + scheduler, s, true), scheduler);
+  o.device_tasks_in_flight = 1;
+  auto rt = test::make_emulated_runtime(o);
+  constexpr int kVectors = 8;
+  std::vector<std::vector<double>> xs(kVectors, std::vector<double>(kElems, 0.0));
+  for (int i = 0; i < kVectors; ++i) xs[i][2] = i;  // each task's name, read by the device
+  std::vector<Data> data;
+  for (auto& x : xs) data.push_back(rt->register_vector(x.data(), x.size(), "x"));
+  Codelet produce("produce");
+  produce.cuda([](const TaskContext& t) { t.data<double>(0)[1] = 1; });
+  for (int i = 1; i < kVectors; i += 2) rt->submit(produce, {{data[i], Access::ReadWrite}});
+  rt->wait_all();  // odd vectors: valid at home and on the device
+
+  std::mutex mutex;
+  std::vector<int> order;
+  Codelet consume("work");  // the name the injected models know
+  consume.cuda([&](const TaskContext& t) {
+    double* x = t.data<double>(1);
+    std::lock_guard lock(mutex);
+    order.push_back(static_cast<int>(x[2]));
+  });
+  double gate_value = 0;
+  Data gate = rt->register_vector(&gate_value, 1, "gate");
+  {
+    HostAccess hold = rt->acquire(gate, Access::Write);
+    for (auto& d : data) rt->submit(consume, {{gate, Access::Read}, {d, Access::ReadWrite}});
+  }
+  rt->wait_all();
+  return order;
+}
+
+TEST(ModelReadyScheduler, DeviceTakesQueuedTasksWithDataInPlaceFirst) {
+  std::vector<int> ready = device_order("model-ready");
+  ASSERT_EQ(ready.size(), 8u);
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(ready[k] % 2, 1) << "task " << ready[k] << " ran " << k
+                               << "th, before a task whose vector was on the device";
+  // The plain model scheduler keeps the queue's order, so the difference is the policy's.
+  std::vector<int> plain = device_order("model");
+  ASSERT_EQ(plain.size(), 8u);
+  EXPECT_EQ(plain[0], 0);
+}
 
 TEST(ModelSchedulerDefault, AutoIsModelWithDevicesAndEagerWithout) {
   RuntimeOptions o;

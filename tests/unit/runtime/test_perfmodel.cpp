@@ -2,7 +2,6 @@
 // outliers, the size regression, footprints, and the models file (round trip, corrupt, foreign,
 // other schema).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -12,15 +11,15 @@
 
 #include "conveyor/error.hpp"
 #include "runtime/perfmodel/models.hpp"
+#include "scratch_dir.hpp"
 
 namespace conveyor::perfmodel {
 namespace {
 
+// One private directory per test process, removed at exit.
 std::filesystem::path temp_file(const std::string& name) {
-  auto dir = std::filesystem::path(::testing::TempDir()) /
-             ("conveyor_perfmodel_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir / name;
+  static conveyor::test::ScratchDir dir;
+  return dir.dir() / name;
 }
 
 MachineFingerprint this_machine() { return {"host-a", "cpu-a", {"opencl:0: pocl"}}; }
