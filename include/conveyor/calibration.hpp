@@ -1,8 +1,10 @@
 #pragma once
 /// The measured machine, saved by `conveyor probe` and read by the scheduler and the staged-stream
 /// strategy switch: per device and memory model the seed-004 model T = Td + Tm + bytes(r+w) / BW,
-/// the bandwidth and latency of each link direction, and the application timings. A calibration
-/// belongs to one machine: load() refuses a file measured elsewhere, or by another schema.
+/// the bandwidth and latency of each link direction, the application timings, and (schema 2) what
+/// the staged pipeline's model needs: the plain STREAM kernels per thread count and each host
+/// mover's copy rate. A calibration belongs to one machine: load() refuses a file measured
+/// elsewhere, or by an unknown schema.
 ///
 ///   auto cal = conveyor::Calibration::load(conveyor::default_calibration_path());
 ///   if (auto* e = cal.find("opencl:0", conveyor::MemoryModel::Pinned))
@@ -13,14 +15,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "conveyor/probe.hpp"
 
 namespace conveyor {
 
-/// Bumped whenever the file layout changes; older files are reported stale.
-inline constexpr int kCalibrationSchema = 1;
+/// Bumped whenever the file layout changes. Schema 2 added `staging`; schema 1 files are still read
+/// (without it). Other schemas are reported stale.
+inline constexpr int kCalibrationSchema = 2;
+inline constexpr int kOldestCalibrationSchema = 1;
 
 /// What identifies the machine a calibration was measured on.
 struct MachineFingerprint {
@@ -70,6 +75,8 @@ class Calibration {
   std::string date;  ///< ISO 8601 UTC
   MachineFingerprint machine;
   std::vector<CalibrationEntry> entries;
+  /// Absent in schema 1 files, and when the CPU was not probed (or only with --quick).
+  std::optional<StagingCalibration> staging;
 
   /// The entry for `device` under `model`, or nullptr.
   const CalibrationEntry* find(std::string_view device, MemoryModel model) const;

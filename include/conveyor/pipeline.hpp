@@ -22,10 +22,12 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "conveyor/calibration.hpp"
 #include "conveyor/mover.hpp"
 #include "conveyor/stream.hpp"
 
@@ -34,7 +36,8 @@ namespace conveyor {
 /// Which inputs the mover stages. All: every input. Split (the seed's switch for many threads):
 /// the CPU loads the first input itself and the mover stages only the second, halving the mover's
 /// outstanding requests; a one-input kernel has every other block staged. Auto: chosen per thread
-/// count by a short calibration (run_pipeline_sweep); Pipeline itself accepts All and Split only.
+/// count and kernel by run_pipeline_sweep, from the probe's calibration where it has the staging
+/// measurements, else by timing; Pipeline itself accepts All and Split only.
 enum class PipelineStrategy { All, Split, Auto };
 std::string_view to_string(PipelineStrategy strategy);
 /// "all", "split", "auto"; throws UsageError otherwise.
@@ -152,6 +155,11 @@ struct PipelineSweepOptions {
   StreamVariant variant = StreamVariant::Tuned;
   int repeats = 10;
   bool overlap = true;  ///< also measure T_copy and T_compute (overlap efficiency)
+  /// Strategy auto: the probe's staging measurements to predict from (load_staging_model()); empty:
+  /// every row is timed.
+  std::optional<StagingCalibration> staging_model;
+  /// Strategy auto: time every row even where the model can predict (the rows then carry both).
+  bool calibrate = false;
 };
 
 /// One row of the seed's figure 5: `conveyor plot` draws rows with `pipeline` and `speedup`.
@@ -165,6 +173,12 @@ struct PipelineRow {
   double copy_s = 0, compute_s = 0;  ///< T_copy, T_compute (0 when not measured)
   double staged_fraction = -1;       ///< share of copies the mover delivered; -1: not staged
   bool validated = false;
+  // Strategy auto only: how it decided ("model" or "timing"), the model's prediction (GB/s, 0 when
+  // it could not predict) and choice, and the timed speedups of all and split (0: not timed).
+  std::string decided_by;
+  double predicted_plain_gbs = 0, predicted_all_gbs = 0, predicted_split_gbs = 0;
+  std::string model_strategy;
+  double timed_all_speedup = 0, timed_split_speedup = 0;
 };
 struct PipelineSweep {
   std::vector<PipelineRow> rows;

@@ -73,6 +73,8 @@ struct ProbeOptions {
   std::uint64_t max_bytes = 256ull
                             << 20;  ///< largest transfer and task size (also bounded per device)
   bool apps = true;                 ///< run the application pair (matmul, md5)
+  /// With the CPU, and not quick: measure the staged pipeline's inputs (StagingCalibration).
+  bool staging = true;
   /// Called with one line per phase ("opencl:0: transfers"), e.g. to show progress; may be empty.
   std::function<void(std::string_view)> progress;
 };
@@ -154,6 +156,39 @@ std::optional<std::uint64_t> crossover_size(std::span<const std::uint64_t> sizes
                                             std::span<const double> cpu_s,
                                             std::span<const double> device_s);
 
+/// The plain STREAM kernel (tuned: non-temporal stores) on arrays far larger than the caches, run
+/// by `threads` threads: the rate the cores reach without a mover.
+struct PlainStreamRate {
+  int threads = 1;
+  std::string kernel;   ///< "copy", "scale", "add", "triad", "dot"
+  double best_gbs = 0;  ///< bytes read + written / best time
+};
+
+/// One host mover copying blocks from far memory into a cache-sized ring (the pipeline's copy-only
+/// phase, one lane): time of a block of b bytes = block_overhead_us + b / copy_gbs.
+struct MoverCalibration {
+  std::string mover;  ///< "thread", "dsa"
+  double copy_gbs = 0;
+  double block_overhead_us = 0;
+  /// The copies take a CPU (a copy thread) rather than an engine of their own (DSA): without a
+  /// spare CPU they take time from the computing threads.
+  bool uses_cpu = true;
+  int copy_threads = 1;  ///< copy threads it was measured with (uses_cpu only)
+};
+
+/// What `conveyor stream --pipeline --strategy auto` predicts from instead of timing itself.
+struct StagingCalibration {
+  std::string variant = "tuned";    ///< kernels measured: non-temporal stores
+  std::string binding = "scatter";  ///< thread placement measured
+  std::uint64_t elements = 0;       ///< per array
+  int cpus = 0;                     ///< hardware threads of the machine (for spare-CPU checks)
+  std::vector<PlainStreamRate> plain;
+  double near_read_gbs = 0;  ///< one thread reading blocks that are already in the cache
+  std::vector<MoverCalibration> movers;
+
+  const MoverCalibration* find_mover(std::string_view name) const;
+};
+
 struct ProbeResults {
   std::vector<BandwidthPoint> bandwidth;
   std::vector<DispatchPoint> dispatch;
@@ -161,6 +196,9 @@ struct ProbeResults {
   std::vector<ModelRow> models;
   std::vector<AppPoint> apps;
   std::vector<Crossover> crossovers;
+  /// The staged pipeline's inputs; measured with the CPU, not with --quick (caches would hold
+  /// the arrays).
+  std::optional<StagingCalibration> staging;
   std::vector<std::string> notes;  ///< caveats that belong with the figures
 };
 

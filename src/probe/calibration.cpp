@@ -51,7 +51,46 @@ std::string staleness(const MachineFingerprint& found, const MachineFingerprint&
   return {};
 }
 
+json staging_to_json(const StagingCalibration& s) {
+  json plain = json::array();
+  for (const auto& p : s.plain)
+    plain.push_back({{"threads", p.threads}, {"kernel", p.kernel}, {"best_gbs", p.best_gbs}});
+  json movers = json::array();
+  for (const auto& m : s.movers)
+    movers.push_back({{"mover", m.mover},
+                      {"copy_gbs", m.copy_gbs},
+                      {"block_overhead_us", m.block_overhead_us},
+                      {"uses_cpu", m.uses_cpu},
+                      {"copy_threads", m.copy_threads}});
+  return {{"variant", s.variant}, {"binding", s.binding}, {"elements", s.elements},
+          {"cpus", s.cpus},       {"plain", plain},       {"near_read_gbs", s.near_read_gbs},
+          {"movers", movers}};
+}
+
+StagingCalibration staging_from_json(const json& doc) {
+  StagingCalibration s;
+  s.variant = doc.at("variant").get<std::string>();
+  s.binding = doc.at("binding").get<std::string>();
+  s.elements = doc.at("elements").get<std::uint64_t>();
+  s.cpus = doc.at("cpus").get<int>();
+  for (const json& p : doc.at("plain"))
+    s.plain.push_back({p.at("threads").get<int>(), p.at("kernel").get<std::string>(),
+                       p.at("best_gbs").get<double>()});
+  s.near_read_gbs = doc.at("near_read_gbs").get<double>();
+  for (const json& m : doc.at("movers"))
+    s.movers.push_back({m.at("mover").get<std::string>(), m.at("copy_gbs").get<double>(),
+                        m.at("block_overhead_us").get<double>(), m.at("uses_cpu").get<bool>(),
+                        m.value("copy_threads", 1)});
+  return s;
+}
+
 }  // namespace
+
+const MoverCalibration* StagingCalibration::find_mover(std::string_view name) const {
+  for (const auto& m : movers)
+    if (m.mover == name) return &m;
+  return nullptr;
+}
 
 MachineFingerprint current_machine() {
   json record = machine_record();
@@ -109,6 +148,7 @@ json Calibration::to_json() const {
                     {"apps", apps}});
   }
   doc["entries"] = list;
+  if (staging) doc["staging"] = staging_to_json(*staging);
   return doc;
 }
 
@@ -121,10 +161,11 @@ Calibration Calibration::from_json(const json& doc, const std::string& origin) {
   Calibration cal;
   try {
     cal.schema = doc.at("conveyor_calibration").get<int>();
-    if (cal.schema != kCalibrationSchema)
+    // Older schemas that only lack members are read as they are (schema 1: no `staging`).
+    if (cal.schema < kOldestCalibrationSchema || cal.schema > kCalibrationSchema)
       throw UsageError(fmt::format(
-          "calibration {} is stale: it has schema {}, this conveyor reads schema {}; {}", origin,
-          cal.schema, kCalibrationSchema, kRegenerate));
+          "calibration {} is stale: it has schema {}, this conveyor reads schemas {} to {}; {}",
+          origin, cal.schema, kOldestCalibrationSchema, kCalibrationSchema, kRegenerate));
     cal.date = doc.at("date").get<std::string>();
     const json& machine = doc.at("machine");
     cal.machine.hostname = machine.at("hostname").get<std::string>();
@@ -156,6 +197,8 @@ Calibration Calibration::from_json(const json& doc, const std::string& origin) {
       }
       cal.entries.push_back(std::move(e));
     }
+    if (doc.contains("staging") && !doc["staging"].is_null())
+      cal.staging = staging_from_json(doc["staging"]);
   } catch (const json::exception& e) {
     // nlohmann's messages name the member and the type found, e.g. "key 'td_us' not found".
     std::string what = e.what();
@@ -256,6 +299,7 @@ Calibration make_calibration(const ProbeResults& results) {
       if (c.device == m.device) e.apps[c.app].crossover = c.size;
     cal.entries.push_back(std::move(e));
   }
+  cal.staging = results.staging;
   return cal;
 }
 

@@ -4,6 +4,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
 #include "conveyor/stats.hpp"
+#include "plan.hpp"
 
 namespace conveyor {
 
@@ -35,4 +36,24 @@ std::optional<std::uint64_t> crossover_size(std::span<const std::uint64_t> sizes
   return from;
 }
 
+namespace probe {
+
+MoverFit fit_mover(std::uint64_t total_bytes, std::uint64_t block_a, double seconds_a,
+                   std::uint64_t block_b, double seconds_b) {
+  if (total_bytes == 0 || block_a == 0 || block_b == 0 || seconds_a <= 0 || seconds_b <= 0)
+    throw Error("mover fit: needs bytes, two block sizes and two positive times");
+  auto copies = [&](std::uint64_t block) {
+    return static_cast<double>((total_bytes + block - 1) / block);
+  };
+  // "large": the run with fewer copies, the one least affected by the per-block cost.
+  double n_small = copies(block_a), t_small = seconds_a, n_large = copies(block_b),
+         t_large = seconds_b;
+  if (n_large > n_small) std::swap(n_small, n_large), std::swap(t_small, t_large);
+  double overhead = n_small > n_large ? (t_small - t_large) / (n_small - n_large) : 0.0;
+  double copy_s = t_large - n_large * overhead;
+  if (overhead < 0 || copy_s <= 0) overhead = 0, copy_s = t_large;
+  return {static_cast<double>(total_bytes) / copy_s / 1e9, overhead * 1e6};
+}
+
+}  // namespace probe
 }  // namespace conveyor

@@ -1,12 +1,23 @@
 #pragma once
 // The sizes and repetitions one probe run uses, from the options (run.cpp, apps.cpp).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "conveyor/probe.hpp"
 #include "conveyor/stats.hpp"
 
 namespace conveyor::probe {
+
+/// The staged pipeline's measurements (staging.cpp).
+struct StagingPlan {
+  std::size_t elements = 0;                          ///< per array; 0: not measured
+  std::vector<int> threads;                          ///< thread counts of the plain kernels
+  std::vector<std::string> movers{"thread", "dsa"};  ///< those present are measured
+  std::vector<std::size_t> mover_blocks{std::size_t{64} << 10, std::size_t{1} << 20};
+  int repeats = 5;
+  double budget_s = 1.0;
+};
 
 struct Plan {
   std::vector<std::uint64_t> sweep;   ///< transfer and task sizes, 4 KiB by 4x
@@ -17,6 +28,7 @@ struct Plan {
   int cheap_repeats = 20;  ///< dispatch and attach points, which take microseconds
   int enqueue_burst = 100;
   double point_budget_s = 1.0;  ///< stop repeating a point after this much time (at least 2 runs)
+  StagingPlan staging;
 };
 
 Plan make_plan(const ProbeOptions& options);
@@ -34,6 +46,22 @@ TimeSummary measure(int repeats, double budget_s, F&& once) {
   }
   return summarize(samples);
 }
+
+/// 1, 2, 4, ... below `cores`, then `cores`.
+std::vector<int> staging_thread_counts(int cores);
+
+/// Measures what the staged pipeline's model needs (StagingCalibration) on the CPU.
+StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& options);
+
+/// A mover's copy rate and per-block cost from the best times of copying `total_bytes` in blocks
+/// of two sizes: time = copies x overhead + bytes / rate. A negative overhead (noise) is taken as
+/// 0 and the rate from the larger blocks.
+struct MoverFit {
+  double copy_gbs = 0;
+  double block_overhead_us = 0;
+};
+MoverFit fit_mover(std::uint64_t total_bytes, std::uint64_t block_a, double seconds_a,
+                   std::uint64_t block_b, double seconds_b);
 
 /// Appends the application rows and crossovers for `devices` (CPU reference first).
 void probe_apps(const std::vector<std::shared_ptr<Device>>& devices, const Plan& plan,

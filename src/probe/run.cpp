@@ -7,9 +7,10 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
+#include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
-#include "plan.hpp"
 #include "core/device_details.hpp"
+#include "plan.hpp"
 
 namespace conveyor {
 namespace probe {
@@ -35,6 +36,19 @@ Plan make_plan(const ProbeOptions& options) {
   plan.cheap_repeats = std::max(options.quick ? 10 : 50, 10 * plan.repeats);
   plan.enqueue_burst = options.quick ? 20 : 100;
   plan.point_budget_s = options.quick ? 0.2 : 1.0;
+  // STREAM's rule for the arrays (4x the caches), and at least 32 MiB so that a thread's chunk
+  // holds many blocks. --quick measures nothing here: its arrays would sit in the caches.
+  if (options.staging && !options.quick) {
+    const Topology& topology = host_topology();
+    plan.staging.elements =
+        std::max<std::size_t>(std::size_t{1} << 22, 4 * topology.llc_total_bytes / sizeof(double));
+    plan.staging.threads = probe::staging_thread_counts(
+        static_cast<int>(std::max<std::size_t>(1, topology.cores.size())));
+    plan.staging.repeats = plan.repeats;
+    // Ten plain points and a mover pair: a quarter second each keeps this part to a few seconds
+    // even on a loaded machine (a quiet one finishes every repetition well within it).
+    plan.staging.budget_s = 0.25;
+  }
   return plan;
 }
 
@@ -137,6 +151,15 @@ ProbeResults run_probe(const std::vector<std::shared_ptr<Device>>& devices,
       m.fit.tm_us = m.fit.intercept_us - td_us;
       m.tm_us = m.fit.tm_us;
     }
+  }
+  const bool cpu = std::any_of(devices.begin(), devices.end(),
+                               [](const auto& d) { return d->info().kind == DeviceKind::Cpu; });
+  if (cpu && plan.staging.elements > 0) {
+    out.staging = probe::probe_staging(plan.staging, options);
+  } else if (cpu && options.staging) {
+    out.notes.push_back(
+        "--quick: no staging measurements (the arrays would sit in the caches); the staged "
+        "pipeline's --strategy auto keeps those of an earlier full probe, else times itself");
   }
   if (options.apps) probe::probe_apps(devices, plan, options, out);
   if (options.quick)

@@ -1,6 +1,5 @@
 // run_pipeline_sweep(): the seed's figure 5, CPU-only against pipelined, per thread count.
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,26 +11,11 @@
 #include "conveyor/pipeline.hpp"
 #include "core/thread_team.hpp"
 #include "stream/cpu_kernels.hpp"
+#include "stream/plain.hpp"
+#include "stream/staging_model.hpp"
 
 namespace conveyor {
 namespace {
-
-struct Free {
-  void operator()(double* p) const { std::free(p); }
-};
-using HostArray = std::unique_ptr<double[], Free>;
-
-HostArray allocate_array(std::size_t n) {
-  constexpr std::size_t kHuge = std::size_t{2} << 20;
-  std::size_t bytes =
-      std::max<std::size_t>(kHuge, (n * sizeof(double) + kHuge - 1) / kHuge * kHuge);
-  void* p = std::aligned_alloc(kHuge, bytes);
-  if (!p) throw Error(fmt::format("pipeline sweep: cannot allocate {} bytes", bytes));
-  madvise(p, bytes, MADV_HUGEPAGE);
-  return HostArray(static_cast<double*>(p));
-}
-
-constexpr double kAutoMargin = 1.03;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -75,24 +59,6 @@ std::pair<Timing, Timing> time_alternating(int repeats, A&& a, B&& b) {
   return {summary(ta), summary(tb)};
 }
 
-// The plain kernel on the far arrays: the CPU-only reference, same chunking as Pipeline.
-double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays) {
-  const auto threads = static_cast<std::size_t>(team.size());
-  std::vector<double> partial(threads, 0.0);
-  const std::size_t chunk = ((arrays.n + threads - 1) / threads + 7) / 8 * 8;
-  team.run([&](int member) {
-    const std::size_t lo = std::min(arrays.n, chunk * static_cast<std::size_t>(member));
-    const std::size_t hi = std::min(arrays.n, lo + chunk);
-    if (lo >= hi) return;
-    partial[static_cast<std::size_t>(member)] =
-        kernel.body(arrays.in0 + lo, arrays.in1 ? arrays.in1 + lo : nullptr,
-                    arrays.out ? arrays.out + lo : nullptr, hi - lo);
-  });
-  double sum = 0;
-  for (double p : partial) sum += p;
-  return sum;
-}
-
 // Checks a kernel's output against its statement on a sample of elements (and the last one),
 // and a dot product against the plain run's.
 bool check(StreamKernel kernel, const double* a, const double* b, const double* c, std::size_t n,
@@ -127,6 +93,42 @@ bool check(StreamKernel kernel, const double* a, const double* b, const double* 
   return true;
 }
 
+// How strategy auto decided one row.
+struct AutoDecision {
+  StagingPrediction predicted;  // usable when the calibration could predict the row
+  bool by_model = false;
+  double timed_all = 0, timed_split = 0;  // plain / staged best time of the timing; 0: not timed
+};
+
+std::string choice(bool staging, PipelineStrategy strategy) {
+  return staging ? std::string(to_string(strategy)) : "none";
+}
+
+void add_once(std::vector<std::string>& notes, const std::string& note) {
+  if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+}
+
+std::string no_model_note(const StagingPrediction& p) {
+  return "strategy auto: " + p.why_not + ": those rows are timed";
+}
+
+// One line per auto row: what was chosen, and why (the predicted rates, or the timed speedups).
+std::string decision_note(int threads, StreamKernel k, bool staging, PipelineStrategy strategy,
+                          const AutoDecision& d) {
+  std::string head = fmt::format("auto, {} thread{}, {}: {}", threads, threads == 1 ? "" : "s",
+                                 traits(k).name, choice(staging, strategy));
+  std::string model;
+  if (d.predicted.usable)
+    model = fmt::format("predicted plain {:.2f}, all {:.2f}, split {:.2f} GB/s",
+                        d.predicted.plain_gbs, d.predicted.all_gbs, d.predicted.split_gbs);
+  if (d.by_model) return fmt::format("{} (model: {})", head, model);
+  std::string timed = fmt::format("timed all {:.2f}x, split {:.2f}x of the plain kernel",
+                                  d.timed_all, d.timed_split);
+  if (!d.predicted.usable) return fmt::format("{} ({})", head, timed);
+  return fmt::format("{} ({}; the model would choose {}: {})", head, timed,
+                     choice(d.predicted.staging, d.predicted.strategy), model);
+}
+
 bool device_mover(const std::string& name) {
   return name.rfind("opencl", 0) == 0 || name.rfind("cuda", 0) == 0;
 }
@@ -155,15 +157,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   b = allocate_array(o.elements);
   c = allocate_array(o.elements);
   const int max_threads = *std::max_element(o.threads.begin(), o.threads.end());
-  {
-    ThreadTeam init(max_threads, ThreadTeam::placement(max_threads, o.binding));
-    const std::size_t chunk = (o.elements + max_threads - 1) / max_threads;
-    init.run([&](int m) {
-      const std::size_t lo = std::min(o.elements, chunk * static_cast<std::size_t>(m));
-      const std::size_t hi = std::min(o.elements, lo + chunk);
-      for (std::size_t i = lo; i < hi; ++i) a[i] = 1.0, b[i] = 2.0, c[i] = 0.5;
-    });
-  }
+  fill_arrays(a.get(), b.get(), c.get(), o.elements, max_threads, o.binding);
   const double scalar = 3.0;
   std::vector<std::pair<StreamKernel, Timing>> device_timings;
   for (StreamKernel k : o.kernels) {
@@ -213,6 +207,18 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         continue;
       }
 
+      auto query = [&](int t, StreamKernel kernel_id) {
+        StagingQuery q;
+        q.mover = o.mover;
+        q.copy_threads = o.mover_options.copy_threads;
+        q.threads = t;
+        q.kernel = kernel_id;
+        q.variant = o.variant;
+        q.binding = o.binding;
+        q.elements = o.elements;
+        q.block_bytes = o.block_bytes;
+        return q;
+      };
       auto make = [&](PipelineStrategy strategy) {
         PipelineConfig config;
         config.threads = threads;
@@ -223,20 +229,35 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         config.variant = o.variant;
         return std::make_unique<Pipeline>(make_mover(o.mover, o.mover_options), config);
       };
-      // Auto: a short calibration (3 alternating runs against the plain kernel) of all and split;
-      // staging is kept only when it beats the plain kernel.
+      // Auto: from the calibration's model when it can predict this row (and --calibrate did not
+      // ask for timing), else a short timing (3 alternating runs against the plain kernel) of all
+      // and split. Either way staging is kept only when it beats the plain kernel.
       PipelineStrategy strategy = o.strategy;
       bool staging = true;
+      AutoDecision decision;
       if (strategy == PipelineStrategy::Auto) {
-        double best_ratio = 0;
-        for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
-          auto p = make(s);
-          auto [plain_t, piped_t] = time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
-          double ratio = plain_t.best / piped_t.best;
-          if (ratio > best_ratio) best_ratio = ratio, strategy = s;
+        if (o.staging_model) {
+          decision.predicted = predict_staging(*o.staging_model, query(threads, k));
+          if (!decision.predicted.usable) add_once(sweep.notes, no_model_note(decision.predicted));
         }
-        // A 3% margin: three runs on a shared machine cannot tell smaller gains from noise.
-        staging = best_ratio > kAutoMargin;
+        if (decision.predicted.usable && !o.calibrate) {
+          decision.by_model = true;
+          staging = decision.predicted.staging;
+          strategy = decision.predicted.strategy;
+        } else {
+          double best_ratio = 0;
+          for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
+            auto p = make(s);
+            auto [plain_t, piped_t] =
+                time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
+            double ratio = plain_t.best / piped_t.best;
+            (s == PipelineStrategy::All ? decision.timed_all : decision.timed_split) = ratio;
+            if (ratio > best_ratio) best_ratio = ratio, strategy = s;
+          }
+          // Three runs on a shared machine cannot tell smaller gains than the margin from noise.
+          staging = best_ratio > kAutoMargin;
+        }
+        sweep.notes.push_back(decision_note(threads, k, staging, strategy, decision));
       }
       std::unique_ptr<Pipeline> p;
       if (staging) p = make(strategy);
@@ -266,6 +287,17 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         p->run(kernel, arrays);
       }
       row.speedup = row.best_gbs / cpu.best_gbs;
+      if (o.strategy == PipelineStrategy::Auto) {
+        row.decided_by = decision.by_model ? "model" : "timing";
+        if (decision.predicted.usable) {
+          row.predicted_plain_gbs = decision.predicted.plain_gbs;
+          row.predicted_all_gbs = decision.predicted.all_gbs;
+          row.predicted_split_gbs = decision.predicted.split_gbs;
+          row.model_strategy = choice(decision.predicted.staging, decision.predicted.strategy);
+        }
+        row.timed_all_speedup = decision.timed_all;
+        row.timed_split_speedup = decision.timed_split;
+      }
       sweep.rows.push_back(row);
     }
   }

@@ -32,6 +32,7 @@ struct ProbeCliOptions {
   bool quick = false;
   std::string max_size = "256MiB";
   bool apps = true;
+  bool staging = true;
   std::string calibration;
   bool no_calibration = false;
   bool show_calibration = false;
@@ -242,6 +243,60 @@ void add_rows(Report& report, const ProbeResults& results) {
                        {"app", c.app},
                        {"device", c.device},
                        {"size", c.size ? json(*c.size) : json(nullptr)}});
+  if (!results.staging) return;
+  const StagingCalibration& s = *results.staging;
+  for (const auto& p : s.plain)
+    report.add_result({{"kind", "plain_stream"},
+                       {"device", "cpu"},
+                       {"variant", s.variant},
+                       {"threads", p.threads},
+                       {"kernel", p.kernel},
+                       {"elements", s.elements},
+                       {"best_gbs", p.best_gbs}});
+  report.add_result({{"kind", "near_read"}, {"device", "cpu"}, {"best_gbs", s.near_read_gbs}});
+  for (const auto& m : s.movers)
+    report.add_result({{"kind", "mover"},
+                       {"device", "cpu"},
+                       {"mover", m.mover},
+                       {"copy_gbs", m.copy_gbs},
+                       {"block_overhead_us", m.block_overhead_us},
+                       {"uses_cpu", m.uses_cpu}});
+}
+
+// What --strategy auto of the staged pipeline predicts from: the plain kernels per thread count,
+// and the movers.
+void print_staging(std::ostream& out, const json& rows) {
+  std::vector<int> threads;
+  std::map<int, std::map<std::string, double>> plain;
+  for (const auto& r : rows)
+    if (r["kind"] == "plain_stream") {
+      int t = r["threads"];
+      if (!plain.count(t)) threads.push_back(t);
+      plain[t][r["kernel"].get<std::string>()] = r["best_gbs"];
+    }
+  if (threads.empty()) return;
+  out << "Staged pipeline inputs (seed 000; read by stream --pipeline --strategy auto)\n"
+         "Plain STREAM kernels (tuned, non-temporal stores), best GB/s\n";
+  Table table({"threads", "copy", "scale", "add", "triad", "dot"});
+  for (int t : threads) {
+    std::vector<std::string> cells = {std::to_string(t)};
+    for (const char* k : {"copy", "scale", "add", "triad", "dot"})
+      cells.push_back(plain[t].count(k) ? sig(plain[t][k]) : "-");
+    table.add_row(cells);
+  }
+  table.print(out);
+  Table movers({"mover", "copy GB/s", "per block us", "uses a CPU"});
+  for (const auto& r : rows) {
+    if (r["kind"] == "near_read")
+      out << fmt::format("Reading a block already in the cache, one thread: {} GB/s\n",
+                         sig(r["best_gbs"]));
+    if (r["kind"] == "mover")
+      movers.add_row({r["mover"].get<std::string>(), sig(r["copy_gbs"]),
+                      sig(r["block_overhead_us"]), r["uses_cpu"].get<bool>() ? "yes" : "no"});
+  }
+  movers.print(out);
+  out << "Mover: copy-only runs of one lane, 64 KiB and 1 MiB blocks; the difference gives the "
+         "per-block cost.\n\n";
 }
 
 void show_calibration(const ProbeCliOptions& options) {
@@ -291,6 +346,22 @@ void show_calibration(const ProbeCliOptions& options) {
                                a.crossover ? fmt::format("pays from size {}", *a.crossover)
                                            : std::string("never faster than the CPU in range"));
   }
+  if (!cal.staging) {
+    std::cout << "staging: none measured (stream --pipeline --strategy auto times itself)\n";
+    return;
+  }
+  const StagingCalibration& st = *cal.staging;
+  std::string triad;
+  for (const auto& p : st.plain)
+    if (p.kernel == "triad")
+      triad += fmt::format("{}{} GB/s ({} thread{})", triad.empty() ? "" : ", ", sig(p.best_gbs),
+                           p.threads, p.threads == 1 ? "" : "s");
+  std::cout << fmt::format("staging: plain triad {}; near read {} GB/s", triad,
+                           sig(st.near_read_gbs));
+  for (const auto& m : st.movers)
+    std::cout << fmt::format("; {} mover {} GB/s + {} us per block", m.mover, sig(m.copy_gbs),
+                             sig(m.block_overhead_us));
+  std::cout << '\n';
 }
 
 void run(const ProbeCliOptions& options) {
@@ -300,6 +371,7 @@ void run(const ProbeCliOptions& options) {
   probe.quick = options.quick;
   probe.max_bytes = parse_bytes(options.max_size, "--max-size");
   probe.apps = options.apps;
+  probe.staging = options.staging;
   auto devices = select_devices(options.device);
 
   std::filesystem::path calibration_path;
@@ -320,7 +392,8 @@ void run(const ProbeCliOptions& options) {
                           {"repeats", options.repeats},
                           {"quick", options.quick},
                           {"max_bytes", probe.max_bytes},
-                          {"apps", options.apps}});
+                          {"apps", options.apps},
+                          {"staging", options.staging}});
   add_rows(report, results);
   for (const auto& note : results.notes) report.add_note(note);
 
@@ -333,6 +406,7 @@ void run(const ProbeCliOptions& options) {
       Calibration old = Calibration::load(calibration_path, cal.machine);
       for (auto& e : old.entries)
         if (!cal.find(e.device, e.model)) cal.entries.push_back(std::move(e));
+      if (!cal.staging) cal.staging = std::move(old.staging);
     } catch (const UsageError&) {
       // No usable earlier file: this run's entries are the whole calibration.
     }
@@ -347,6 +421,7 @@ void run(const ProbeCliOptions& options) {
     print_table3(out, rows);
     print_bandwidth(out, rows);
     print_apps(out, rows);
+    print_staging(out, rows);
   });
   if (!valid)
     throw ValidationError(
@@ -383,6 +458,10 @@ void add_probe_command(CLI::App& app) {
                    "Calibration file to write (or show) instead of the default "
                    "$XDG_CACHE_HOME/conveyor/calibration.json (~/.cache/...)")
       ->option_text("FILE");
+  command->add_flag("--staging,!--no-staging", options->staging,
+                    "With the CPU, not --quick: measure what the staged pipeline's --strategy "
+                    "auto predicts from: plain kernels per thread count, the movers (default: "
+                    "measure; a few seconds)");
   command->add_flag("--no-calibration", options->no_calibration, "Do not write a calibration file");
   command->add_flag("--show-calibration", options->show_calibration,
                     "Print the saved calibration (checked against this machine) and exit");
@@ -394,6 +473,8 @@ void add_probe_command(CLI::App& app) {
       "  Td         empty kernel: launch + wait (dispatch round trip); enqueue = host cost only\n"
       "  Tm         memory tasks over 256 B..64 KiB, line fit, intercept minus Td\n"
       "  BW         bytes read + written by the memory task at the largest sizes / its time\n"
+      "  staging    the CPU's plain STREAM kernels per thread count and the host movers' copy\n"
+      "             rate and per-block cost (read by stream --pipeline --strategy auto)\n"
       "  apps       matmul (n = 16..1024) and MD5 of 64-byte messages (4 KiB..16 MiB) on the CPU\n"
       "             and each device, checked against the CPU, and the size from which the device "
       "wins\n"

@@ -10,6 +10,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/pipeline.hpp"
 #include "conveyor/units.hpp"
+#include "stream/staging_model.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -58,6 +59,19 @@ nlohmann::json row_json(const PipelineRow& r, const PipelineSweepOptions& o) {
       {"speedup", r.speedup},
       {"block_bytes", o.block_bytes},
       {"queue_depth", o.depth}};
+  if (!r.decided_by.empty()) {
+    row["decided_by"] = r.decided_by;
+    if (!r.model_strategy.empty()) {
+      row["model_strategy"] = r.model_strategy;
+      row["predicted_plain_gbs"] = r.predicted_plain_gbs;
+      row["predicted_all_gbs"] = r.predicted_all_gbs;
+      row["predicted_split_gbs"] = r.predicted_split_gbs;
+    }
+    if (r.timed_all_speedup > 0) {
+      row["timed_all_speedup"] = r.timed_all_speedup;
+      row["timed_split_speedup"] = r.timed_split_speedup;
+    }
+  }
   if (r.staged_fraction >= 0) row["staged_percent"] = 100 * r.staged_fraction;
   if (r.copy_s > 0 && r.compute_s > 0) {
     row["copy_s"] = r.copy_s;
@@ -83,7 +97,16 @@ std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command
                      "Pipeline: bytes per block and input array, e.g. 256KiB (default 1MiB)");
   command.add_option("--strategy", p->strategy,
                      "Pipeline: all (stage every input), split (CPU loads src1, mover src2), "
-                     "auto (default: calibrated per thread count, may choose no staging)");
+                     "auto (default: per thread count and kernel, predicted from the probe's "
+                     "calibration, else timed; may choose no staging)");
+  command.add_flag("--calibrate", p->calibrate,
+                   "Pipeline, strategy auto: time all and split against the plain kernel even "
+                   "where the calibration can predict them (the rows then show both)");
+  command
+      .add_option("--calibration", p->calibration,
+                  "Pipeline, strategy auto: the probe's calibration file (default "
+                  "$XDG_CACHE_HOME/conveyor/calibration.json, ~/.cache/...)")
+      ->option_text("FILE");
   command.add_option("--copy-threads", p->copy_threads,
                      "Pipeline, thread mover: dedicated copy threads (default 1)");
   command.add_flag("--no-overlap", p->no_overlap,
@@ -97,7 +120,13 @@ std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command
       "vs pipelined GB/s, speedup, strategy,\nand the overlap efficiency (T_copy + "
       "T_compute) / T_pipelined against its ideal. Defaults:\nkernels scale,triad,dot, "
       "tuned variant (non-temporal stores), 32M elements, best of 10.\n"
+      "--strategy auto predicts plain, all and split from what 'conveyor probe' measured (the\n"
+      "plain kernels per thread count, the mover's copy rate); without those measurements, or\n"
+      "with --calibrate, it times 3 alternating runs of each. The notes say what it chose and "
+      "why.\n"
       "  conveyor stream --pipeline thread --threads 1-2\n"
+      "  conveyor stream --pipeline thread --threads 1-2 --calibrate   (auto times, and shows "
+      "the model's choice too)\n"
       "  conveyor stream --pipeline prefetch --depth 2 --block 256KiB --threads 1\n"
       "  conveyor stream --pipeline dsa --strategy split --threads 1-8   (Xeon with DSA)\n"
       "  conveyor stream --pipeline opencl:0 --threads 1,2 --json-out p.json; conveyor "
@@ -125,6 +154,8 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
   if (o.block_bytes < 64 || o.block_bytes % 64 != 0)
     throw UsageError(fmt::format("--block: must be a multiple of 64 bytes, not {}", p.block));
   o.strategy = parse_pipeline_strategy(p.strategy);
+  if ((p.calibrate || !p.calibration.empty()) && o.strategy != PipelineStrategy::Auto)
+    throw UsageError("--calibrate and --calibration apply to --strategy auto");
   if (!c.elements.empty() && !c.size.empty())
     throw UsageError("--elements and --size both set the array length: give one");
   if (!c.elements.empty()) o.elements = parse_bytes(c.elements, "--elements", kMaxCount);
@@ -138,6 +169,22 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
   if (c.repeats_given) o.repeats = c.repeats;
   if (o.repeats < 1) throw UsageError("--repeats: must be at least 1");
   o.overlap = !p.no_overlap;
+  o.calibrate = p.calibrate;
+  std::vector<std::string> model_notes;
+  const bool host_mover = device_of(o.mover) == "cpu";
+  if (o.strategy == PipelineStrategy::Auto && host_mover) {
+    const bool given = !p.calibration.empty();
+    StagingModelSource source = load_staging_model(
+        given ? std::filesystem::path(p.calibration) : default_calibration_path(), given);
+    o.staging_model = std::move(source.staging);
+    if (o.staging_model)
+      model_notes.push_back(fmt::format(
+          "strategy auto: {} from the model of calibration {}{}",
+          o.calibrate ? "timed (--calibrate), and compared with the prediction" : "predicted",
+          source.origin, o.calibrate ? "" : "; --calibrate times each row instead"));
+    else
+      model_notes.push_back("strategy auto: " + source.note);
+  }
 
   PipelineSweep sweep = run_pipeline_sweep(o);
 
@@ -146,22 +193,24 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
   Report report("stream", {{"threads", threads_text},
                            {"pipeline", "none," + o.mover},
                            {"strategy", p.strategy},
+                           {"calibrate", p.calibrate},
                            {"block_bytes", o.block_bytes},
                            {"queue_depth", o.depth},
                            {"elements", o.elements},
                            {"repeats", o.repeats}});
   for (const auto& r : sweep.rows) report.add_result(row_json(r, o));
+  for (const auto& note : model_notes) report.add_note(note);
   for (const auto& note : sweep.notes) report.add_note(note);
   report.add_note(
       "speedup = pipelined best GB/s / CPU-only best GB/s at the same thread count; overlap = "
       "(T_copy + T_compute) / T_pipelined, ideal = (T_copy + T_compute) / max(T_copy, T_compute), "
       "shown only when the mover delivered every copy (staged 100%: a copy thread drops the copies "
       "it has not started when the computing thread needs them, and that thread reads the source)");
-  if (o.strategy == PipelineStrategy::Auto)
-    report.add_note(
-        "strategy auto: per thread count and kernel, 3 alternating runs of the plain kernel "
-        "against all and against split; staging is kept only when it wins by more than 3%, else "
-        "the row says 'none' and the plain kernel ran");
+  if (o.strategy == PipelineStrategy::Auto && host_mover)
+    report.add_note(fmt::format(
+        "strategy auto keeps staging only when it is predicted or timed to beat the plain kernel "
+        "by more than {:.0f}%; else the row says 'none' and the plain kernel ran",
+        100 * (kAutoMargin - 1)));
   bool all_valid = true;
   for (const auto& r : sweep.rows) all_valid = all_valid && r.validated;
 

@@ -17,10 +17,13 @@ struct StreamPipelineCli {
   int copy_threads = 1;
   long fail_copy = 0;  // hidden: inject a copy failure (tests)
   bool no_overlap = false;
+  bool calibrate = false;       // strategy auto: time even where the calibration can predict
+  std::string calibration;      // strategy auto: the probe's file (empty: the default path)
   CLI::App* command = nullptr;  // to reject plain-stream options that do not apply
 };
 
-/// Adds --pipeline, --depth, --block, --strategy, --copy-threads, --no-overlap to `stream`.
+/// Adds --pipeline, --depth, --block, --strategy, --calibrate, --calibration, --copy-threads,
+/// --no-overlap to `stream`.
 std::shared_ptr<StreamPipelineCli> add_stream_pipeline_options(CLI::App& command);
 
 /// What the pipeline run takes from the plain stream options (their text, as given).

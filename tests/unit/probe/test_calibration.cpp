@@ -131,7 +131,7 @@ TEST_F(CalibrationFile, StaleFilesSayWhichDifference) {
   EXPECT_NE(error.find("devices"), std::string::npos) << error;
 
   auto doc = sample().to_json();
-  doc["conveyor_calibration"] = kCalibrationSchema - 1;
+  doc["conveyor_calibration"] = kOldestCalibrationSchema - 1;
   write(doc.dump());
   error = load_error(here());
   EXPECT_NE(error.find("stale"), std::string::npos) << error;
