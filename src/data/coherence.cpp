@@ -41,6 +41,9 @@ struct CoherenceEngine::Space {
   DataState* tail = nullptr;
   std::atomic<int> write_backs{0};      ///< enqueued, not landed
   std::atomic<std::size_t> landing{0};  ///< their bytes: room that is on its way
+  /// Write-backs that eviction started, enqueued once the data lock of the caller is released
+  /// (driver thread only).
+  std::vector<WriteBack*> started;
 };
 
 struct CoherenceEngine::WriteBack {
@@ -81,7 +84,8 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
       device_copy_(device_copy),
       drivers_(std::move(drivers)),
       stats_(stats),
-      trace_(trace) {
+      trace_(trace),
+      clock_(drivers_.empty() ? nullptr : drivers_[0]->virtual_clock()) {
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
     int space = static_cast<int>(i) + 1;
     auto s = std::make_unique<Space>();
@@ -94,6 +98,10 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
 CoherenceEngine::~CoherenceEngine() {
   // The callbacks of write-backs still landing use this engine.
   std::unique_lock lock(pending_mutex_);
+  if (clock_ && pending_ > 0) {  // they land only when virtual time moves
+    pending_dozing_ = true;
+    clock_->running(-1);
+  }
   pending_cv_.wait(lock, [&] { return pending_ == 0; });
 }
 
@@ -138,11 +146,18 @@ void CoherenceEngine::forget(DataState& d, int space) {
 
 void CoherenceEngine::await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock) {
   // A write-back lands in the user's memory: nobody reads or writes that memory before it has.
-  d.moved.wait(lock, [&] {
-    for (const auto& r : d.replicas)
-      if (r.writing_back) return false;
-    return true;
-  });
+  // On a virtual clock the copy lands only once virtual time moves, so this thread stops running
+  // while it waits; on_write_back counts it running again before waking it.
+  while (writing_back(d)) {
+    if (!clock_) {
+      d.moved.wait(lock);
+      continue;
+    }
+    std::uint64_t landed = d.landed;
+    ++d.dozing;
+    clock_->running(-1);
+    d.moved.wait(lock, [&] { return d.landed != landed; });
+  }
 }
 
 void CoherenceEngine::fetch_to_host(DataState& d) {
@@ -198,6 +213,26 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
 // ---- device side ------------------------------------------------------------------------------
 
 int CoherenceEngine::reserve_on_device(DataState& d, int space, Access mode) {
+  // Eviction may start write-backs; they are enqueued only after the data's lock is released. A
+  // driver may run a completion at once on this thread (PoCL does when the copy has finished
+  // already), and on_write_back takes the runtime's lock, which other threads hold while they
+  // take data locks (a scheduler asking what is valid where): enqueued under this lock, the two
+  // orders deadlock.
+  std::vector<WriteBack*>& started = spaces_[space - 1]->started;
+  int reservation = kNoRoom;
+  try {
+    reservation = reserve_locked(d, space, mode);
+  } catch (...) {
+    notify_write_backs(space, started);
+    started.clear();
+    throw;
+  }
+  notify_write_backs(space, started);
+  started.clear();
+  return reservation;
+}
+
+int CoherenceEngine::reserve_locked(DataState& d, int space, Access mode) {
   std::unique_lock lock(d.mutex);
   Replica& r = d.replicas[space];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
@@ -404,9 +439,9 @@ void CoherenceEngine::drop_prefetched(DataState& d) {
 std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
   Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
-  std::vector<WriteBack*> started;
-  std::unique_lock list_lock(s.lru_mutex);
-  try {
+  std::vector<WriteBack*>& started = s.started;  // enqueued by reserve_on_device
+  std::lock_guard list_lock(s.lru_mutex);
+  {
     // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
     // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
     // the task waiting for this room) are never taken.
@@ -472,13 +507,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
         d = next;
       }
     }
-  } catch (...) {  // a copy could not be enqueued: those already started must still complete
-    list_lock.unlock();
-    notify_write_backs(space, started);
-    throw;
   }
-  list_lock.unlock();
-  notify_write_backs(space, started);
   return freed;
 }
 
@@ -490,9 +519,9 @@ void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*
   runtime::DeviceDriver& driver = *drivers_[space - 1];
   for (WriteBack* wb : started) {
     try {
-      // On the lane, behind the kernels already enqueued (one of them may have written it).
-      driver.enqueue_d2h(wb->home, wb->block);
-      driver.notify(&CoherenceEngine::on_write_back, wb);
+      // Unpinned: the tasks that wrote it have completed, so the copy need not wait behind the
+      // lane's kernels (drivers with a copy engine run it there).
+      driver.enqueue_write_back(wb->home, wb->block, &CoherenceEngine::on_write_back, wb);
     } catch (const std::exception&) {
       on_write_back(wb, "the write-back could not be enqueued");  // the replica stays Modified
     }
@@ -540,17 +569,25 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
   std::unique_ptr<WriteBack> wb(static_cast<WriteBack*>(user));
   CoherenceEngine& self = *wb->engine;
   Space& s = *self.spaces_[wb->space - 1];
+  // Other devices whose Modified replica of the data could not be written back while this copy
+  // was in flight (a stale one: the data was written there since) may be waiting for that room.
+  std::uint64_t others = 0;  // bit per space, up to 64 (the rest are woken by their own events)
   {
     DataState& d = *wb->data;
     std::lock_guard lock(d.mutex);
     Replica& r = d.replicas[wb->space];
     r.writing_back = false;
+    for (int o = 1; o < self.spaces() && o < 64; ++o)
+      if (o != wb->space && d.replicas[o].state == Msi::Modified) others |= 1ull << o;
     // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
     // write since the copy was enqueued leaves the host stale.
     if (!error && d.version == r.write_back_version) {
       d.replicas[kHostSpace].state = Msi::Shared;
       if (r.state == Msi::Modified) r.state = Msi::Shared;
     }
+    ++d.landed;
+    if (d.dozing > 0) self.clock_->running(d.dozing);  // before they are woken
+    d.dozing = 0;
     d.moved.notify_all();
   }
   if (self.trace_)
@@ -559,9 +596,16 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
                      self.trace_->now_us());
   if (wb->evicting) s.landing.fetch_sub(wb->bytes);
   s.write_backs.fetch_sub(1);
-  if (self.wake_) self.wake_(wb->space);
+  if (self.wake_) {
+    self.wake_(wb->space);
+    for (int o = 1; o < 64; ++o)
+      if (others >> o & 1) self.wake_(o);
+  }
   std::lock_guard lock(self.pending_mutex_);
-  if (--self.pending_ == 0) self.pending_cv_.notify_all();
+  if (--self.pending_ > 0) return;
+  if (self.pending_dozing_) self.clock_->running(+1);
+  self.pending_dozing_ = false;
+  self.pending_cv_.notify_all();
 }
 
 int CoherenceEngine::write_backs_in_flight(int space) const {

@@ -26,6 +26,7 @@
 #include "data/transfer_stats.hpp"
 #include "device/driver.hpp"
 #include "device/trace.hpp"
+#include "device/virtual_clock.hpp"
 
 namespace conveyor::detail {
 
@@ -122,6 +123,9 @@ class CoherenceEngine {
   struct Space;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
+  int reserve_locked(DataState& d, int space, Access mode);
+  /// Frees replicas now and starts write-backs (queued in the space's `started`, enqueued by
+  /// reserve_on_device once no data lock is held).
   std::size_t evict(int space, std::size_t missing);
   /// Under the data's lock: marks the replica as being written home and returns the record;
   /// notify_write_backs enqueues the copy and its completion once no lock is held.
@@ -142,10 +146,12 @@ class CoherenceEngine {
   std::vector<std::unique_ptr<Space>> spaces_;
   TransferStats& stats_;
   runtime::Trace* trace_;
+  runtime::VirtualClock* clock_;  ///< a simulated platform's (waits must stop running), else null
   std::function<void(int)> wake_;
   mutable std::mutex pending_mutex_;  // write-backs in flight, all spaces
   std::condition_variable pending_cv_;
   int pending_ = 0;
+  bool pending_dozing_ = false;  ///< the destructor waits on a virtual clock
 };
 
 }  // namespace conveyor::detail

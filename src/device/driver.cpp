@@ -16,5 +16,11 @@ void DeviceDriver::enqueue_peer(void*, const DeviceDriver& src_driver, const voi
   throw Error(id() + ": no peer copy from " + src_driver.id());
 }
 
+void DeviceDriver::enqueue_write_back(const HostRegion& dst, const void* src, DoneCallback done,
+                                      void* user) {
+  enqueue_d2h(dst, src);
+  notify(done, user);
+}
+
 }  // namespace runtime
 }  // namespace conveyor

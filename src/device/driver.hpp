@@ -72,6 +72,13 @@ class DeviceDriver {
   // The lane: only the device's driver thread calls these. Work runs in the order enqueued.
   virtual void enqueue_h2d(void* dst, const HostRegion& src) = 0;
   virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;
+  /// A copy home of a replica that no work still on the lane uses (the runtime writes back only
+  /// unpinned replicas: the tasks that wrote them have completed), so it needs no ordering with the
+  /// lane: drivers with a copy engine of their own run it there, beside the kernels, rather than
+  /// behind them. Calls `done(user, error)` once it has landed (from any thread, maybe at once).
+  /// The default runs it on the lane.
+  virtual void enqueue_write_back(const HostRegion& dst, const void* src, DoneCallback done,
+                                  void* user);
   /// Whether enqueue_peer can copy straight from `other`'s memory.
   virtual bool can_peer_from(const DeviceDriver& /*other*/) const { return false; }
   /// Whether a kernel here can read `other`'s memory in place (DeviceCopy::PeerDirect). Real CUDA

@@ -8,7 +8,9 @@
 // recorded on the stream, which a waiter thread sleeps on (blocking-sync events: nothing polls).
 // A host function on the stream (cudaLaunchHostFunc) would stall the stream until the callback
 // has run, about 50 us per task on the H100 VM we measured; an event does not stall it. Copies out
-// for other threads go through a second stream. Peer copies (cudaMemcpyPeerAsync) where the
+// for other threads go through a second stream, write-backs of evicted replicas through a third
+// (the device-to-host copy engine, beside the kernels: nothing on the lane uses an evicted replica
+// any more, see DeviceDriver::enqueue_write_back). Peer copies (cudaMemcpyPeerAsync) where the
 // devices allow.
 // Large registered host data is page-locked in place (pin_host), so copies run at link speed.
 #include <fmt/format.h>
@@ -45,6 +47,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     h2d_ = make_stream();
     copied_in_ = make_event(false);
     out_ = make_stream();
+    back_ = make_stream();
     if (config_.trace || config_.time_tasks) {
       reference_ = make_event(true);
       CONVEYOR_CUDA_CHECK(cudaEventRecord(reference_.get(), lane_.get()));
@@ -67,6 +70,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     cudaStreamSynchronize(h2d_.get());
     cudaStreamSynchronize(lane_.get());
     cudaStreamSynchronize(out_.get());
+    cudaStreamSynchronize(back_.get());
   }
 
   DeviceKind kind() const override { return DeviceKind::Cuda; }
@@ -110,6 +114,15 @@ class CudaDriver final : public runtime::DeviceDriver {
     end(t);
   }
 
+  void enqueue_write_back(const HostRegion& dst, const void* src, runtime::DoneCallback done,
+                          void* user) override {
+    use_device(ordinal_);
+    Timed* t = begin(TimedOp::Kind::D2H, {}, back_.get());
+    copy_2d(dst.ptr, dst.pitch, src, dst.width, dst, cudaMemcpyDeviceToHost, back_.get());
+    end(t, back_.get());
+    complete_after(back_.get(), done, user);
+  }
+
   bool can_peer_from(const DeviceDriver& other) const override {
     const auto* peer = dynamic_cast<const CudaDriver*>(&other);
     if (!peer || peer->ordinal_ == ordinal_) return false;
@@ -137,6 +150,12 @@ class CudaDriver final : public runtime::DeviceDriver {
   }
 
   void notify(runtime::DoneCallback done, void* user) override {
+    join_copies_in();  // "all work enqueued so far" includes copies with no kernel after them
+    complete_after(lane_.get(), done, user);
+  }
+
+  // The waiter thread calls `done` once `stream` has run what is enqueued on it now.
+  void complete_after(cudaStream_t stream, runtime::DoneCallback done, void* user) {
     Event event;
     {
       std::lock_guard lock(mutex_);
@@ -146,8 +165,7 @@ class CudaDriver final : public runtime::DeviceDriver {
       }
     }
     if (!event) event = make_blocking_event();
-    join_copies_in();  // "all work enqueued so far" includes copies with no kernel after them
-    CONVEYOR_CUDA_CHECK(cudaEventRecord(event.get(), lane_.get()));
+    CONVEYOR_CUDA_CHECK(cudaEventRecord(event.get(), stream));
     {
       std::lock_guard lock(mutex_);
       waiting_.push_back({std::move(event), done, user});
@@ -250,6 +268,7 @@ class CudaDriver final : public runtime::DeviceDriver {
   Event copied_in_;              // the last copy in enqueued on h2d_
   bool copies_pending_ = false;  // copies in the lane has not waited for yet (driver thread only)
   Stream out_;
+  Stream back_;  // write-backs
   Event reference_;
   double reference_us_ = 0;
   std::deque<Timed> timed_;  // driver thread only

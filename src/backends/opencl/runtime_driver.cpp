@@ -1,7 +1,8 @@
 // The task runtime's driver for an OpenCL device: replicas are cl_mem buffers; the lane is one
 // in-order queue (copies and kernels of the tasks in flight); completion comes from an event
 // callback on a marker, so no thread polls; copies out for other threads go through a second
-// queue.
+// queue, and write-backs of evicted replicas through a third, beside the kernels (nothing on the
+// lane uses an evicted replica any more, see DeviceDriver::enqueue_write_back).
 #include <fmt/format.h>
 
 #include <deque>
@@ -25,13 +26,15 @@ class OpenclDriver final : public runtime::DeviceDriver {
         id_(device.info().id),
         config_(config),
         lane_(context_->make_queue()),
-        out_(context_->make_queue()) {
+        out_(context_->make_queue()),
+        back_(context_->make_queue()) {
     if (config_.trace || config_.time_tasks) calibrate_clock();
   }
 
   ~OpenclDriver() override {
     clFinish(lane_.get());
     clFinish(out_.get());
+    clFinish(back_.get());
     std::lock_guard lock(mutex_);
     for (cl_event e : retired_) clReleaseEvent(e);
     for (auto& op : timed_) clReleaseEvent(op.event);
@@ -70,6 +73,14 @@ class OpenclDriver final : public runtime::DeviceDriver {
     read(lane_.get(), dst, src, CL_FALSE, ev);
   }
 
+  void enqueue_write_back(const HostRegion& dst, const void* src, runtime::DoneCallback done,
+                          void* user) override {
+    cl_event landed = nullptr;
+    read(back_.get(), dst, src, CL_FALSE, &landed);
+    when_complete(landed, done, user);
+    CONVEYOR_CL_CHECK(clFlush(back_.get()));
+  }
+
   void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
     detail::TaskContextAccess::set_stream(ctx, lane_.get(), kernel_for(codelet));
     const bool timed = keeps(TimedOp::Kind::Task);
@@ -89,6 +100,14 @@ class OpenclDriver final : public runtime::DeviceDriver {
   }
 
   void notify(runtime::DoneCallback done, void* user) override {
+    cl_event marker = nullptr;
+    CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &marker));
+    when_complete(marker, done, user);
+    CONVEYOR_CL_CHECK(clFlush(lane_.get()));
+  }
+
+  // Calls `done` when `event` completes (PoCL: maybe at once); the event is released later.
+  void when_complete(cl_event event, runtime::DoneCallback done, void* user) {
     Pending* p = nullptr;
     {
       std::lock_guard lock(mutex_);
@@ -104,11 +123,8 @@ class OpenclDriver final : public runtime::DeviceDriver {
     p->driver = this;
     p->done = done;
     p->user = user;
-    cl_event marker = nullptr;
-    CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &marker));
-    p->event = marker;
-    CONVEYOR_CL_CHECK(clSetEventCallback(marker, CL_COMPLETE, &OpenclDriver::on_complete, p));
-    CONVEYOR_CL_CHECK(clFlush(lane_.get()));
+    p->event = event;
+    CONVEYOR_CL_CHECK(clSetEventCallback(event, CL_COMPLETE, &OpenclDriver::on_complete, p));
   }
 
   void drain_trace(std::vector<TimedOp>& out) override {
@@ -250,6 +266,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
   runtime::DriverConfig config_;
   Queue lane_;
   Queue out_;
+  Queue back_;  // write-backs
   double offset_us_ = 0;
   std::map<const detail::CodeletImpl*, Built> kernels_;  // driver thread only
   std::deque<Timed> timed_;                              // driver thread only

@@ -98,6 +98,21 @@ void SimulatedDevice::enqueue_d2h(const HostRegion& dst, const void* src) {
     });
 }
 
+void SimulatedDevice::enqueue_write_back(const HostRegion& dst, const void* src, DoneCallback done,
+                                         void* user) {
+  // Off the lane (DeviceDriver::enqueue_write_back): on the device-to-host link from now, beside
+  // the kernels.
+  VirtualClock& clock = platform_->clock();
+  auto [start, end] = platform_->transfer(Platform::device_node(index_), Platform::host_node(),
+                                          dst.bytes(), clock.thread_now_s());
+  record(TimedOp::Kind::D2H, {}, 0, start, end);
+  bool run = platform_->run_kernels();
+  clock.at(end, [dst, src, done, user, run] {
+    if (run) copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
+    done(user, nullptr);
+  });
+}
+
 bool SimulatedDevice::can_peer_from(const DeviceDriver& other) const {
   const auto* peer = dynamic_cast<const SimulatedDevice*>(&other);
   return peer && peer != this && peer->platform_ == platform_ &&

@@ -31,6 +31,8 @@ class SimulatedDevice final : public DeviceDriver {
 
   void enqueue_h2d(void* dst, const HostRegion& src) override;
   void enqueue_d2h(const HostRegion& dst, const void* src) override;
+  void enqueue_write_back(const HostRegion& dst, const void* src, DoneCallback done,
+                          void* user) override;
   bool can_peer_from(const DeviceDriver& other) const override;
   bool can_read_peer(const DeviceDriver& other) const override { return can_peer_from(other); }
   void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,

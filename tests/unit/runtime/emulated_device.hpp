@@ -2,7 +2,10 @@
 // An emulated device for runtime tests: memory from the heap, a lane run in order by its own
 // thread (so copies and kernels really are asynchronous), and the CUDA kind, so that codelets' cuda
 // implementations run on it with host pointers. Runs anywhere, under the sanitizers too. It can
-// fail allocations on demand.
+// fail allocations on demand, and it can run its lane inline (`inline_lane`): every operation,
+// completions included, runs at once on the thread that enqueues it, as PoCL calls an event's
+// callback at once when the command has already finished, so that tests meet that case on every
+// run instead of rarely.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -33,8 +36,9 @@ struct PinLog {
 
 class EmulatedDevice final : public runtime::DeviceDriver {
  public:
-  explicit EmulatedDevice(std::string id, std::uint64_t memory = 1ull << 30)
-      : id_(std::move(id)), memory_(memory), thread_([this] { run(); }) {}
+  explicit EmulatedDevice(std::string id, std::uint64_t memory = 1ull << 30,
+                          bool inline_lane = false)
+      : id_(std::move(id)), memory_(memory), inline_(inline_lane), thread_([this] { run(); }) {}
   ~EmulatedDevice() override {
     {
       std::lock_guard lock(mutex_);
@@ -77,6 +81,14 @@ class EmulatedDevice final : public runtime::DeviceDriver {
   void enqueue_d2h(const runtime::HostRegion& dst, const void* src) override {
     push(
         [dst, src] { copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
+  }
+  // On the lane (one engine), but a kernel's failure stays for the task's own notify.
+  void enqueue_write_back(const runtime::HostRegion& dst, const void* src,
+                          runtime::DoneCallback done, void* user) override {
+    push([dst, src, done, user] {
+      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
+      done(user, nullptr);
+    });
   }
   // Emulated devices share the host's address space, so they "peer copy" with each other.
   bool can_peer_from(const runtime::DeviceDriver& other) const override {
@@ -148,6 +160,10 @@ class EmulatedDevice final : public runtime::DeviceDriver {
       std::memcpy(dst + c * dst_pitch, src + c * src_pitch, shape.width);
   }
   void push(std::function<void()> op) {
+    if (inline_) {  // only the driver thread enqueues: in order without a lock
+      op();
+      return;
+    }
     {
       std::lock_guard lock(mutex_);
       ops_.push_back(std::move(op));
@@ -182,17 +198,21 @@ class EmulatedDevice final : public runtime::DeviceDriver {
   std::condition_variable cv_;
   std::deque<std::function<void()>> ops_;
   bool stop_ = false;
+  const bool inline_;
   std::thread thread_;
 };
 
 /// A runtime with `devices` emulated devices ("emu:0", ...) besides its CPU workers.
 /// Model schedulers keep their models in memory unless the test names a file: tests never touch
 /// the user's cache.
-inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1) {
+/// With `inline_lanes`, their lanes run inline (see EmulatedDevice).
+inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1,
+                                                      bool inline_lanes = false) {
   if (options.perf_models.empty()) options.perf_models = "none";
   std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
   for (int i = 0; i < devices; ++i)
-    drivers.push_back(std::make_unique<EmulatedDevice>("emu:" + std::to_string(i)));
+    drivers.push_back(
+        std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30, inline_lanes));
   return detail::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 

@@ -1,16 +1,19 @@
 // Device memory as a cache of the host (issue 11): graphs larger than the device run, evicted
 // Modified data is written home exactly once, a task too large for the device fails alone and
 // loses nothing, and two tasks that each fill the device do not keep evicting each other. Run on
-// every device present.
+// every device present; and on emulated devices that complete work at once.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <numeric>
 #include <vector>
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/runtime/device_codelets.hpp"
+#include "unit/runtime/emulated_device.hpp"
 #include "unit/runtime/runtime_devices.hpp"
+#include "unit/runtime/simulated_platform.hpp"
 
 namespace conveyor {
 namespace {
@@ -152,6 +155,124 @@ TEST_P(DeviceMemoryCache, TasksThatFillTheDeviceDoNotEvictEachOtherForever) {
 }
 
 CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(DeviceMemoryCache);
+
+// Two devices that complete work at once on their driver thread (as PoCL may), little memory, a
+// scheduler that reads replica states under the runtime's lock, and CPU workers: write-backs land
+// inside the driver's own calls. A completion that ran under a data lock would hang this run
+// sometimes and shows under ThreadSanitizer as a lock-order inversion every time.
+TEST(DeviceMemoryInline, WriteBacksThatCompleteAtOnceDoNotHang) {
+  constexpr std::size_t n = 64, vectors = 8, rounds = 20;
+  RuntimeOptions o;
+  o.cpus = 2;
+  o.pin = false;
+  o.scheduler = "locality";
+  o.offload = {"accumulate"};  // on the devices; add_one on the CPUs
+  o.device_tasks_in_flight = 2;
+  o.device_memory_limit = 3 * n * sizeof(int);
+  auto rt = test::make_emulated_runtime(o, 2, /*inline_lanes=*/true);
+  std::vector<std::vector<int>> v(vectors, std::vector<int>(n));
+  std::vector<Data> d;
+  for (std::size_t i = 0; i < vectors; ++i) {
+    std::iota(v[i].begin(), v[i].end(), static_cast<int>(i));
+    d.push_back(rt->register_vector(v[i].data(), n, "v" + std::to_string(i)));
+  }
+  Codelet acc = test::accumulate_codelet(), add_one = test::add_one_codelet();
+  std::vector<std::vector<int>> want = v;
+  for (std::size_t r = 0; r < rounds; ++r)
+    for (std::size_t i = 0; i < vectors; ++i) {
+      std::size_t j = (i + 1 + r % (vectors - 1)) % vectors;
+      rt->submit(acc, {{d[i], Access::Read}, {d[j], Access::ReadWrite}});
+      for (std::size_t e = 0; e < n; ++e) want[j][e] += want[i][e];
+      if ((i + r) % 5 == 0) {
+        rt->submit(add_one, {{d[i], Access::ReadWrite}});
+        for (std::size_t e = 0; e < n; ++e) want[i][e] += 1;
+      }
+    }
+  ASSERT_NO_THROW(rt->wait_all());
+  EXPECT_EQ(v, want);
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(s.tasks, rounds * vectors + rounds * vectors / 5);
+  EXPECT_GT(s.write_backs, 0u);
+  EXPECT_LE(s.peak_device_bytes, o.device_memory_limit);
+}
+
+}  // namespace
+}  // namespace conveyor
+
+namespace conveyor {
+namespace {
+
+// A simulated platform (virtual time) with room for a few of 12 vectors on each device, kernels run
+// for real: every wait for a write-back, on the host or for room, has to let virtual time move.
+// Completes with the right results, and the counts agree with each other.
+void run_on_simulated_platform(int devices, DeviceCopy copy) {
+  constexpr std::size_t n = 256, vectors = 12;
+  const std::size_t room = devices == 1 ? 4 : 2;  // together less than the 12 vectors
+  std::string path = test::write_platform_file(test::switch_platform(4));
+  RuntimeOptions o;
+  o.cpus = 1;
+  o.platform = path;
+  o.platform_devices = devices;
+  o.platform_run_kernels = true;
+  o.scheduler = devices > 1 ? "round-robin" : "offload";
+  o.offload = {"add_one", "accumulate"};
+  o.device_copy = copy;
+  o.device_memory_limit = room * n * sizeof(int);
+  std::vector<std::vector<int>> v(vectors, std::vector<int>(n));
+  std::vector<std::vector<int>> want;
+  RuntimeStats s;
+  {
+    Runtime rt(o);
+    std::vector<Data> d;
+    for (std::size_t i = 0; i < vectors; ++i) {
+      std::iota(v[i].begin(), v[i].end(), static_cast<int>(i * 1000));
+      d.push_back(rt.register_vector(v[i].data(), n, "v" + std::to_string(i)));
+    }
+    want = v;
+    Codelet add_one = test::add_one_codelet(), acc = test::accumulate_codelet();
+    for (int round = 0; round < 3; ++round)
+      for (std::size_t i = 0; i < vectors; ++i) {
+        std::size_t j = (i * 5 + round) % vectors;
+        if (j == i) j = (j + 1) % vectors;
+        rt.submit(add_one, {{d[i], Access::ReadWrite}});
+        rt.submit(acc, {{d[i], Access::Read}, {d[j], Access::ReadWrite}});
+        for (std::size_t e = 0; e < n; ++e) want[i][e] += 1;
+        for (std::size_t e = 0; e < n; ++e) want[j][e] += want[i][e];
+      }
+    ASSERT_NO_THROW(rt.wait_all());
+    s = rt.stats();
+    EXPECT_GT(rt.seconds(), 0.0);
+  }
+  std::remove(path.c_str());
+  EXPECT_EQ(v, want);
+  EXPECT_EQ(s.tasks, 3 * 2 * vectors);
+  if (copy != DeviceCopy::PeerDirect) {  // which may use a peer's replica in place instead
+    EXPECT_GT(s.evictions, 0u);
+    EXPECT_GT(s.write_backs, 0u);
+  }
+  EXPECT_EQ(s.write_back_bytes, s.write_backs * n * sizeof(int));
+  ASSERT_EQ(s.spaces.size(), static_cast<std::size_t>(devices));
+  for (const SpaceStats& space : s.spaces) {
+    EXPECT_LE(space.peak_bytes, room * n * sizeof(int)) << space.name;
+    // Blocks allocated and not evicted are the replicas still there at wait_all: room for 4.
+    EXPECT_LE(space.allocations - space.evictions, room) << space.name;
+  }
+  EXPECT_GE(s.d2h_copies, s.write_backs);
+  // One device: nothing else goes home but the write-backs and, at wait_all, what it still holds.
+  if (devices == 1) EXPECT_LE(s.d2h_copies, s.write_backs + room);
+}
+
+TEST(DeviceMemorySimulated, OneDeviceWithRoomForAFewBuffers) {
+  run_on_simulated_platform(1, DeviceCopy::HostStaged);
+}
+
+TEST(DeviceMemorySimulated, FourDevicesWithRoomForAFewBuffers) {
+  // Not peer-copy yet: the differential test saw one mismatch with it (see there).
+  for (DeviceCopy copy : {DeviceCopy::HostStaged, DeviceCopy::PeerDirect}) {
+    SCOPED_TRACE(to_string(copy));
+    run_on_simulated_platform(4, copy);
+  }
+}
 
 }  // namespace
 }  // namespace conveyor
