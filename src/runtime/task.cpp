@@ -25,6 +25,7 @@ void Task::reset() {
   exec_seconds = -1;
   predicted_seconds = -1;
   calibration = false;
+  prefetch_seen = false;
 }
 
 Task* TaskPool::get() {

@@ -48,6 +48,8 @@ struct Task {
   /// whether it was placed there to measure that worker's model (calibration).
   double predicted_seconds = -1;
   bool calibration = false;
+  /// Queued for a device: its driver has looked at it for prefetching (RuntimeOptions::prefetch).
+  bool prefetch_seen = false;
 
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;
