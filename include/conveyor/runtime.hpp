@@ -92,6 +92,15 @@ struct RuntimeOptions {
   /// on that data later, the copy was not needed, so copy counts can grow (never with the whole
   /// graph submitted before it runs, as the seed's Cholesky does).
   bool early_write_back = false;
+  /// Prefetch: when a ready task is queued for a device worker that is busy, its inputs start
+  /// moving to that device's memory on the device's lane while the tasks ahead of it run (by the
+  /// device's driver thread, for the next device_tasks_in_flight queued tasks). Only into free
+  /// device memory: a prefetch never evicts, and its replicas are clean, so a task that needs the
+  /// room evicts them at once (last among clean replicas: a queued task needs them). A prefetched
+  /// replica is an ordinary Shared one (invalidated by writes elsewhere); RuntimeStats counts the
+  /// prefetches and how many were used or dropped. Copy counts are unchanged where memory is not
+  /// short.
+  bool prefetch = true;
   /// Record a Chrome trace (Runtime::write_trace).
   bool trace = false;
   /// Model schedulers: the performance models file, read at start and written at the end. Empty
@@ -131,7 +140,11 @@ struct SpaceStats {
   std::uint64_t evictions = 0;    ///< replicas freed to make room for others
   std::uint64_t write_backs = 0;  ///< evicted replicas copied home first (also D2H copies)
   std::uint64_t write_back_bytes = 0;
-  std::uint64_t peak_bytes = 0;   ///< most bytes allocated at once (cached blocks included)
+  std::uint64_t prefetches = 0;  ///< copies in made by prefetches (also H2D copies)
+  std::uint64_t prefetch_bytes = 0;
+  std::uint64_t prefetches_used = 0;     ///< prefetched replicas a task then used
+  std::uint64_t prefetches_dropped = 0;  ///< prefetched replicas evicted or invalidated unused
+  std::uint64_t peak_bytes = 0;          ///< most bytes allocated at once (cached blocks included)
   std::uint64_t limit_bytes = 0;  ///< the space's capacity (device_memory_limit or the device's)
 };
 
@@ -155,6 +168,12 @@ struct RuntimeStats {
   std::uint64_t evictions = 0;                  ///< device replicas freed to make room
   std::uint64_t write_backs = 0;  ///< evictions that copied Modified data home (counted in d2h too)
   std::uint64_t write_back_bytes = 0;
+  /// Prefetches (RuntimeOptions::prefetch): copies in started when a task was queued for a
+  /// device (counted in h2d too), and how many of those replicas a task used or lost unused.
+  std::uint64_t prefetches = 0;
+  std::uint64_t prefetch_bytes = 0;
+  std::uint64_t prefetches_used = 0;
+  std::uint64_t prefetches_dropped = 0;
   std::uint64_t peak_device_bytes = 0;  ///< the largest peak of any device space
   std::uint64_t tasks = 0;              ///< tasks run (not counting acquires)
   std::vector<LinkStats> links;         ///< links with at least one copy

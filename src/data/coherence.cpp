@@ -21,6 +21,10 @@ bool writing_back(const DataState& d) {
   return false;
 }
 
+int queued_readers(Replica& r) {
+  return std::atomic_ref<int>(r.queued_readers).load(std::memory_order_relaxed);
+}
+
 struct Preparing {
   explicit Preparing(const DataState& d) { tl_preparing = &d; }
   ~Preparing() { tl_preparing = nullptr; }
@@ -185,6 +189,7 @@ void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::m
 
 void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
+  drop_prefetched(d);
   for (auto& r : d.replicas) r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
   ++d.version;
@@ -199,6 +204,7 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
   await_write_backs(d, lock);
   // Taken over now rather than after the task: a device replica left Modified until then could
   // be evicted meanwhile, and its write-back would land on what the task writes.
+  drop_prefetched(d);
   for (auto& r : d.replicas) r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
   ++d.version;
@@ -247,6 +253,10 @@ int CoherenceEngine::reserve_locked(DataState& d, int space, Access mode) {
   }
   touch(d, space);
   ++r.pins;
+  if (r.prefetched) {
+    r.prefetched = false;
+    if (valid(r.state)) stats_.count_prefetch_used(space);
+  }
   return kLocal;
 }
 
@@ -290,7 +300,10 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, i
 void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
-  if (writes(mode)) ++d.version;  // a write-back still landing is stale now
+  if (writes(mode)) {
+    ++d.version;  // a write-back still landing is stale now
+    drop_prefetched(d);
+  }
   if (policy_ == Coherence::Naive) {
     if (writes(mode)) {
       drivers_[space - 1]->enqueue_d2h(d.host_region(), r.block);
@@ -373,6 +386,7 @@ void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
 void CoherenceEngine::drop_replicas(DataState& d) {
   std::unique_lock lock(d.mutex);
   fetch_to_host_locked(d, lock);
+  drop_prefetched(d);
   for (int s = 1; s < spaces(); ++s) {
     Replica& r = d.replicas[s];
     forget(d, s);
@@ -380,6 +394,44 @@ void CoherenceEngine::drop_replicas(DataState& d) {
     r = Replica{};
   }
   d.replicas[kHostSpace].state = Msi::Modified;
+}
+
+// ---- prefetch ---------------------------------------------------------------------------------
+
+bool CoherenceEngine::prefetch(DataState& d, int space) {
+  // Naive copies every input at launch anyway: nothing to gain.
+  if (policy_ == Coherence::Naive) return true;
+  std::lock_guard lock(d.mutex);
+  Replica& r = d.replicas[space];
+  // Only from a valid host copy (not from a peer, not while a write-back is landing): the common
+  // case, one copy on this lane, nothing pinned elsewhere.
+  if (valid(r.state) || !valid(d.replicas[kHostSpace].state) || writing_back(d)) return true;
+  if (!r.block) {
+    r.block = memory(space).try_allocate(d.bytes());
+    if (!r.block) return false;
+  }
+  touch(d, space);  // in the recency list before anything can throw: evictable like any block
+  drivers_[space - 1]->enqueue_h2d(r.block, d.host_region());
+  stats_.count_copy(kHostSpace, space, d.bytes());
+  stats_.count_prefetch(space, d.bytes());
+  r.state = Msi::Shared;
+  d.replicas[kHostSpace].state = Msi::Shared;
+  r.prefetched = true;
+  return true;
+}
+
+void CoherenceEngine::note_queued(DataState& d, int space, int delta) {
+  std::atomic_ref<int>(d.replicas[space].queued_readers)
+      .fetch_add(delta, std::memory_order_relaxed);
+}
+
+void CoherenceEngine::drop_prefetched(DataState& d) {
+  for (int s = 1; s < spaces(); ++s) {
+    Replica& r = d.replicas[s];
+    if (!r.prefetched) continue;
+    r.prefetched = false;
+    stats_.count_prefetch_dropped(s);
+  }
 }
 
 // ---- eviction ---------------------------------------------------------------------------------
@@ -396,7 +448,11 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
     // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in
     // this way, 980 with plain LRU, which writes back the tiles being accumulated to keep the panel
     // tiles that the next row of updates reads again anyway.)
-    for (int pass = 0; pass < 2; ++pass) {
+    // Each pass sweeps twice: first sparing the replicas that a task queued for this device reads
+    // (evicting one costs a copy in again soon, for sure), then taking those too.
+    for (int sweep = 0; sweep < 4; ++sweep) {
+      const int pass = sweep / 2;
+      const bool spare_queued = sweep % 2 == 0;
       // Room already on its way (earlier write-backs) counts: no more copies than needed.
       std::size_t landing = s.landing.load();
       if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
@@ -413,6 +469,10 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
           continue;
         }
         Replica& r = d->replicas[space];
+        if (spare_queued && queued_readers(r) > 0) {
+          d = next;
+          continue;
+        }
         if (r.block && r.pins == 0 && !r.writing_back) {
           bool elsewhere = false;
           for (int o = 0; o < spaces(); ++o)
@@ -427,6 +487,10 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
             memory(space).free(r.block, d->bytes());
             r.block = nullptr;
             r.state = Msi::Invalid;
+            if (r.prefetched) {
+              r.prefetched = false;
+              stats_.count_prefetch_dropped(space);
+            }
             freed += d->bytes();
             stats_.count_eviction(space);
             if (trace_) {

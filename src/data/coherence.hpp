@@ -85,6 +85,15 @@ class CoherenceEngine {
   /// (peer-direct users unpin the peer's replica and wake its driver).
   void unpin(DataState& d, int space, int reservation);
 
+  /// Prefetch (RuntimeOptions::prefetch), driver thread of `space`: when the replica there is not
+  /// valid and the host's is, copies the data in on the lane into free room only (never evicting;
+  /// DeviceMemory::try_allocate) and marks it Shared and prefetched. Returns false when there was
+  /// no room (the caller stops prefetching for now); true otherwise, copied or not needed.
+  bool prefetch(DataState& d, int space);
+  /// The scheduler queued (`delta` = +1) or took (-1) a task reading the data in the own queue of
+  /// `space`'s worker. Under the runtime's graph lock; eviction reads the count as a hint.
+  static void note_queued(DataState& d, int space, int delta);
+
   /// Whether `space` holds a valid replica of the data. Any thread (takes the data's lock).
   bool valid_in(DataState& d, int space);
   /// Bytes that a task using the data with `mode` in `space` would have to copy there first (0 when
@@ -126,6 +135,9 @@ class CoherenceEngine {
   // The space's recency list; under the data's lock.
   void touch(DataState& d, int space);
   void forget(DataState& d, int space);
+  /// Under the data's lock, before its replicas are invalidated or dropped: counts the prefetched
+  /// ones no task used as dropped.
+  void drop_prefetched(DataState& d);
   /// peer-direct: the device whose replica a read-only task on `space` reads in place, or -1.
   int peer_direct_source(DataState& d, int space) const;
 

@@ -43,6 +43,13 @@ struct Replica {
   /// peer-direct: for each task in flight here reading a peer's replica in place, that peer's
   /// space (whose replica it pins).
   std::vector<int> direct_from;
+  /// Made valid by a prefetch (RuntimeOptions::prefetch) and not used by a task yet: counted as
+  /// used when a task reserves it, as dropped when evicted or invalidated first.
+  bool prefetched = false;
+  /// Tasks waiting in the own queue of this space's worker that read the data: eviction prefers
+  /// replicas no queued task needs. Written by the scheduler under the runtime's graph lock, read
+  /// by eviction without it, so both go through std::atomic_ref (relaxed: a hint, not a pin).
+  int queued_readers = 0;
 };
 
 /// Space 0 is the host; spaces 1..N are the devices in the runtime's order.

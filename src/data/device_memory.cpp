@@ -94,6 +94,26 @@ void* DeviceMemory::allocate(std::size_t bytes, const std::string& what) {
   return block;
 }
 
+void* DeviceMemory::try_allocate(std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (auto it = cache_.find(bytes); it != cache_.end()) {
+    void* block = it->second;
+    cache_.erase(it);
+    stats_.count_cache_hit(space_);
+    return block;
+  }
+  if (used_ + bytes > limit_) return nullptr;
+  void* block = nullptr;
+  try {
+    block = driver_.allocate(bytes);
+  } catch (const DeviceError&) {
+    return nullptr;  // the device's own allocator refused: a prefetch simply does not happen
+  }
+  add_used(bytes);
+  stats_.count_allocation(space_);
+  return block;
+}
+
 void DeviceMemory::release(void* block, std::size_t bytes) {
   std::lock_guard lock(mutex_);
   cache_.emplace(bytes, block);

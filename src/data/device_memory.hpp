@@ -35,6 +35,10 @@ class DeviceMemory {
   /// completion). Throws DeviceError naming `what` when `bytes` alone exceed the limit, or when the
   /// device refuses although nothing else is allocated.
   void* allocate(std::size_t bytes, const std::string& what);
+  /// A block of `bytes` from free room only (a cached block of that size, or a new one within the
+  /// limit), never trimming the cache or evicting; nullptr when it does not fit now or the device
+  /// refuses. For prefetches, which must not take room from the tasks that need it.
+  void* try_allocate(std::size_t bytes);
   /// Returns a block to the cache.
   void release(void* block, std::size_t bytes);
   /// Frees a block for real (eviction).

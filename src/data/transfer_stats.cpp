@@ -10,7 +10,11 @@ TransferStats::TransferStats(std::vector<std::string> spaces)
       cache_hits_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
       evictions_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
       write_backs_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
-      write_back_bytes_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
+      write_back_bytes_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      prefetches_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      prefetch_bytes_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      prefetches_used_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())),
+      prefetches_dropped_(std::make_unique<std::atomic<std::uint64_t>[]>(spaces_.size())) {
   reset();
 }
 
@@ -41,6 +45,14 @@ void TransferStats::fill(RuntimeStats& out) const {
     space.evictions = evictions_[s].load(std::memory_order_relaxed);
     space.write_backs = write_backs_[s].load(std::memory_order_relaxed);
     space.write_back_bytes = write_back_bytes_[s].load(std::memory_order_relaxed);
+    space.prefetches = prefetches_[s].load(std::memory_order_relaxed);
+    space.prefetch_bytes = prefetch_bytes_[s].load(std::memory_order_relaxed);
+    space.prefetches_used = prefetches_used_[s].load(std::memory_order_relaxed);
+    space.prefetches_dropped = prefetches_dropped_[s].load(std::memory_order_relaxed);
+    out.prefetches += space.prefetches;
+    out.prefetch_bytes += space.prefetch_bytes;
+    out.prefetches_used += space.prefetches_used;
+    out.prefetches_dropped += space.prefetches_dropped;
     out.device_allocations += space.allocations;
     out.allocation_cache_hits += space.cache_hits;
     out.evictions += space.evictions;
@@ -61,6 +73,10 @@ void TransferStats::reset() {
     evictions_[s].store(0);
     write_backs_[s].store(0);
     write_back_bytes_[s].store(0);
+    prefetches_[s].store(0);
+    prefetch_bytes_[s].store(0);
+    prefetches_used_[s].store(0);
+    prefetches_dropped_[s].store(0);
   }
 }
 

@@ -30,6 +30,19 @@ class TransferStats {
     write_back_bytes_[space].fetch_add(bytes, std::memory_order_relaxed);
   }
 
+  /// A prefetch copied `bytes` into `space` (also a copy: count_copy too); its replica was then
+  /// used by the task it was made for, or dropped (evicted or invalidated) before.
+  void count_prefetch(int space, std::uint64_t bytes) {
+    prefetches_[space].fetch_add(1, std::memory_order_relaxed);
+    prefetch_bytes_[space].fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void count_prefetch_used(int space) {
+    prefetches_used_[space].fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_prefetch_dropped(int space) {
+    prefetches_dropped_[space].fetch_add(1, std::memory_order_relaxed);
+  }
+
   /// Fills the copy and allocation fields of `out`.
   void fill(RuntimeStats& out) const;
   void reset();
@@ -47,6 +60,10 @@ class TransferStats {
   std::unique_ptr<std::atomic<std::uint64_t>[]> evictions_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> write_backs_;
   std::unique_ptr<std::atomic<std::uint64_t>[]> write_back_bytes_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> prefetches_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> prefetch_bytes_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> prefetches_used_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> prefetches_dropped_;
 };
 
 }  // namespace conveyor::detail

@@ -449,6 +449,10 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
       w.idle = false;
       rouse(w.asleep);
       w.cv.notify_one();
+    } else if (options_.prefetch && w.driver && w.asleep && !w.waiting) {
+      // Busy with tasks in flight: its driver starts this task's copies in now (prefetch_queued).
+      rouse(w.asleep);
+      w.cv.notify_one();
     }
     return;
   }
@@ -759,10 +763,41 @@ void Runtime::Impl::device_loop(Worker& w) {
       continue;
     }
     if (stop_ && w.in_flight == 0) break;
+    if (options_.prefetch && prefetch_queued(w, lock)) continue;
     w.idle = w.in_flight < capacity;
     sleep_on(w.cv, lock, w.asleep);
     w.idle = false;
   }
+}
+
+bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& lock) {
+  // Under mutex_: only this thread takes from its own queue, so the tasks looked at here (and
+  // their data: unregistering waits for them) stay until it launches them.
+  constexpr std::size_t kLook = 16;
+  const int window = options_.device_tasks_in_flight;
+  std::span<runtime::Task* const> queue = scheduler_->own_queue(w.index);
+  int ahead = 0;
+  bool looked = false;
+  w.prefetch_list.clear();
+  for (std::size_t i = 0; i < std::min(kLook, queue.size()) && ahead < window; ++i) {
+    Task* t = queue[i];
+    ++ahead;
+    if (t->prefetch_seen) continue;
+    t->prefetch_seen = true;
+    looked = true;
+    for (const auto& a : t->accesses)
+      if (reads(a.mode)) w.prefetch_list.push_back(a.data);
+  }
+  if (w.prefetch_list.empty()) return looked;
+  lock.unlock();
+  try {
+    for (detail::DataState* d : w.prefetch_list)
+      if (!coherence_->prefetch(*d, w.desc.space)) break;  // no free room: the rest load at launch
+  } catch (const std::exception&) {
+    // A copy that could not be enqueued: the task's launch copies (and reports) it.
+  }
+  lock.lock();
+  return looked;
 }
 
 void Runtime::Impl::find_early_write_backs(

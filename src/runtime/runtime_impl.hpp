@@ -93,6 +93,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<std::pair<detail::DataState*, int>> peer_pins;
     std::vector<int> reservations;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
+    std::vector<detail::DataState*> prefetch_list;  ///< reused by prefetch_queued
   };
 
   void start_workers();
@@ -114,6 +115,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// early write-back (RuntimeOptions::early_write_back) to be enqueued once the lock is released.
   void find_early_write_backs(Worker& w, const runtime::Task& t,
                               std::vector<detail::CoherenceEngine::WriteBack*>& out);
+  /// RuntimeOptions::prefetch, driver thread with mutex_ held (released while copying): starts the
+  /// copies in of the next tasks in the worker's own queue not looked at yet, so that the queue
+  /// holds at most device_tasks_in_flight such tasks ahead. Returns whether it looked at any.
+  bool prefetch_queued(Worker& w, std::unique_lock<std::mutex>& lock);
   static void on_device_done(void* user, const char* error);
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.

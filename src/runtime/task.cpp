@@ -26,6 +26,7 @@ void Task::reset() {
   predicted_seconds = -1;
   predicted_copy_seconds = 0;
   calibration = false;
+  prefetch_seen = false;
 }
 
 Task* TaskPool::get() {

@@ -50,6 +50,8 @@ struct Task {
   /// ... and the copies in predicted there, where they occupy the worker (a simulated lane).
   double predicted_copy_seconds = 0;
   bool calibration = false;
+  /// Queued for a device: its driver has looked at it for prefetching (RuntimeOptions::prefetch).
+  bool prefetch_seen = false;
 
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;

@@ -1,7 +1,7 @@
 // Differential test of the runtime: thousands of random task graphs (random data, shapes, access
 // modes, priorities, devices, schedulers and both coherence policies; device memory unlimited and
-// room for a few buffers, with and without CPU workers; emulated devices that complete work at once
-// or on a thread of their own) run by the runtime, and the same tasks run
+// room for a few buffers, with and without CPU workers, prefetch on and off; emulated devices that
+// complete work at once or on a thread of their own) run by the runtime, and the same tasks run
 // one by one on the host; every final buffer must match exactly (integer kernels).
 //
 // Seedable: CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIFF_GRAPHS=<n> sets the number of
@@ -151,6 +151,9 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             c.options.device_tasks_in_flight = 1 + static_cast<int>(rng() % 4);
             c.options.device_copy = rng() % 2 ? DeviceCopy::PeerCopy : DeviceCopy::HostStaged;
             c.options.early_write_back = rng() % 2;
+            // Prefetch on in every other configuration (without drawing from rng, so that the
+            // graphs stay those of the seed).
+            c.options.prefetch = out.size() % 2 == 0;
             if (devices == 0) c.emulated = 2;  // two devices: device-to-device movement
             if (devices == 1) {
               if (!opencl) continue;
@@ -183,7 +186,8 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
                                    : std::to_string(c.emulated) + "emu") +
                      (cpus ? "" : "/no-cpu") + (limit ? "/" + std::to_string(limit) + "B" : "") +
                      (c.options.early_write_back ? "/early" : "") +
-                     (c.inline_lanes ? "/inline" : "");
+                     (c.inline_lanes ? "/inline" : "") +
+                     (c.options.prefetch ? "/prefetch" : "");
             out.push_back(std::move(c));
           }
   return out;
@@ -312,7 +316,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   const std::string platform = test::write_platform_file(test::switch_platform(4));
   std::vector<Config> configs = configurations(rng, platform);
   std::uint64_t per_config = std::max<std::uint64_t>(1, graphs / configs.size());
-  std::uint64_t evictions = 0, write_backs = 0;
+  std::uint64_t evictions = 0, write_backs = 0, prefetches = 0;
   const char* only = std::getenv("CONVEYOR_DIFF_ONLY");
   for (const Config& c : configs) {
     if (only && *only && c.name != only) {  // the same graphs for the one asked for
@@ -332,6 +336,8 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
       if (HasFailure()) return;
     }
     RuntimeStats s = rt->stats();
+    prefetches += s.prefetches;
+    if (!c.options.prefetch) EXPECT_EQ(s.prefetches, 0u) << c.name;
     if (std::getenv("CONVEYOR_DIFF_VERBOSE"))
       std::printf("%-40s %6.2f s, %llu tasks\n", c.name.c_str(),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
@@ -349,6 +355,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   if (!only || !*only) {
     EXPECT_GT(evictions, 0u);
     EXPECT_GT(write_backs, 0u);
+    EXPECT_GT(prefetches, 0u);  // the prefetch configurations really prefetched
   }
   if (std::getenv("CONVEYOR_DIFF_VERBOSE"))
     std::printf("small device memory: %llu evictions, %llu write-backs\n",

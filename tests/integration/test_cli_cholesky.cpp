@@ -119,6 +119,24 @@ TEST(CliCholesky, MatrixLargerThanTheDeviceMemoryFactorisesOutOfCore) {
   EXPECT_NE(table.out.find("write-backs"), std::string::npos) << table.out;
 }
 
+// --prefetch on,off: the same factorisation twice, side by side, with the same copies (device
+// memory is not short), and the prefetches counted in the table.
+TEST(CliCholesky, PrefetchOnAndOffRunSideBySide) {
+  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  CliResult r = run_cli(
+      "cholesky --n 256 --block 32 --devices cpu,opencl:0 --offload gemm --prefetch on,off "
+      "--check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rows = nlohmann::json::parse(r.out)["results"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["prefetch"], true);
+  EXPECT_EQ(rows[1]["prefetch"], false);
+  EXPECT_EQ(rows[1]["prefetches"], 0);
+  EXPECT_EQ(rows[0]["h2d_copies"], rows[1]["h2d_copies"]);
+  EXPECT_EQ(rows[0]["prefetches_used"], rows[0]["prefetches"]);
+  for (const auto& row : rows) EXPECT_EQ(row["check"], "passed");
+}
+
 TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
   CliResult r = run_cli("cholesky --n 96 --block 32 --devices all --check --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -177,7 +195,7 @@ TEST(CliCholesky, BadInputIsOneLineAndExitTwo) {
         "--offload gemm2 --devices cpu,opencl:0", "--coherence sometimes", "--repeat 0",
         "--n 64 --devices none", "--n 64 --sched fastest", "--n 128 --precision s,d --trace t.json",
         "--n 4000000", "--n 64 --device-memory 1MiB", "--n 64 --device-memory lots",
-        "--n 64 --devices cpu,opencl:0 --device-memory 0"}) {
+        "--n 64 --devices cpu,opencl:0 --device-memory 0", "--n 64 --prefetch sometimes"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("cholesky ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

@@ -33,6 +33,7 @@ struct CholeskyCliOptions {
   std::vector<std::string> devices{"cpu"};
   std::vector<std::string> offload;  // empty: gemm when the offload scheduler is asked for
   std::vector<std::string> coherences{"coherent"};
+  std::vector<std::string> prefetch{"on"};  // RuntimeOptions::prefetch; "on,off" runs both
   std::string sched;  // empty: model when a device is listed (offload with --offload), else eager
   bool calibrate = false;
   std::string models;  // performance models file (empty: next to the calibration)
@@ -151,6 +152,17 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
           c.trace = o.trace;
           configs.push_back(std::move(c));
         }
+  // --prefetch on,off: each configuration once per value, side by side.
+  for (const auto& pf : o.prefetch)
+    if (pf != "on" && pf != "off")
+      throw UsageError(fmt::format("cholesky: --prefetch takes on or off, got '{}'", pf));
+  std::vector<ch::RunConfig> expanded;
+  for (const auto& c : configs)
+    for (const auto& pf : o.prefetch) {
+      expanded.push_back(c);
+      expanded.back().runtime.prefetch = pf == "on";
+    }
+  configs = std::move(expanded);
   if (!o.trace.empty() && configs.size() > 1)
     throw UsageError(
         "cholesky: --trace needs a single configuration (one precision, one coherence, one "
@@ -213,6 +225,11 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"write_backs", s.write_backs},
       {"write_back_bytes", s.write_back_bytes},
       {"peak_device_bytes", s.peak_device_bytes},
+      {"prefetch", c.runtime.prefetch},
+      {"prefetches", s.prefetches},
+      {"prefetch_bytes", s.prefetch_bytes},
+      {"prefetches_used", s.prefetches_used},
+      {"prefetches_dropped", s.prefetches_dropped},
       {"device_copy", to_string(c.runtime.device_copy)},
       {"platform",
        c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
@@ -301,13 +318,24 @@ void print_tables(std::ostream& out, const Report& report) {
       counts.syrk, counts.gemm, ch::cholesky_flops(first["n"].get<int>()),
       first["cpu_kernels"].get<std::string>());
 
-  Table perf({"precision", "devices", "coherence", "device copy", "scheduler",
-              first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual",
-              "check"});
-  for (const auto& r : rows)
-    perf.add_row({r["precision"], r["devices"], r["coherence"], r["device_copy"], r["scheduler"],
-                  fixed(r["time_s"], 3), fixed(r["gflops"], 2),
-                  r["residual"].is_null() ? "-" : sci(r["residual"]), r["check"]});
+  // A prefetch column only when the runs differ in it (--prefetch on,off).
+  bool both = false;
+  for (const auto& r : rows) both = both || r["prefetch"] != first["prefetch"];
+  std::vector<std::string> perf_columns{"precision", "devices", "coherence", "device copy",
+                                        "scheduler"};
+  if (both) perf_columns.push_back("prefetch");
+  perf_columns.insert(perf_columns.end(),
+                      {first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s",
+                       "residual", "check"});
+  Table perf(perf_columns);
+  for (const auto& r : rows) {
+    std::vector<std::string> row{r["precision"], r["devices"], r["coherence"], r["device_copy"],
+                                 r["scheduler"]};
+    if (both) row.push_back(r["prefetch"].get<bool>() ? "on" : "off");
+    row.insert(row.end(), {fixed(r["time_s"], 3), fixed(r["gflops"], 2),
+                           r["residual"].is_null() ? "-" : sci(r["residual"]), r["check"]});
+    perf.add_row(row);
+  }
   perf.print(out);
 
   // The seed's table 3 (one device) and table 5 (several): copies by direction; with a device
@@ -321,6 +349,9 @@ void print_tables(std::ostream& out, const Report& report) {
              r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
   if (memory)
     columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
+  bool prefetched = false;
+  for (const auto& r : rows) prefetched = prefetched || r["prefetches"].get<std::uint64_t>() > 0;
+  if (prefetched) columns.insert(columns.end(), {"prefetch", "prefetches", "used", "dropped"});
   Table copies(columns);
   for (const auto& r : rows) {
     std::vector<std::string> row{r["precision"],
@@ -338,6 +369,11 @@ void print_tables(std::ostream& out, const Report& report) {
                              fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
                              limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
     }
+    if (prefetched)
+      row.insert(row.end(), {r["prefetch"].get<bool>() ? "on" : "off",
+                             std::to_string(r["prefetches"].get<std::uint64_t>()),
+                             std::to_string(r["prefetches_used"].get<std::uint64_t>()),
+                             std::to_string(r["prefetches_dropped"].get<std::uint64_t>())});
     copies.add_row(row);
   }
   copies.print(out);
@@ -381,6 +417,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"devices", join(o.devices, ",")},
                             {"offload", join(o.offload, ",")},
                             {"coherence", join(o.coherences, ",")},
+                            {"prefetch", join(o.prefetch, ",")},
                             {"scheduler", configs.front().runtime.scheduler},
                             {"calibrate", o.calibrate},
                             {"cpus", o.cpus},
@@ -468,6 +505,13 @@ void add_cholesky_command(CLI::App& app) {
                    "naive,coherent runs both")
       ->delimiter(',')
       ->option_text("MODE[,..]");
+  command
+      ->add_option("--prefetch", o->prefetch,
+                   "on (default): a task queued for a busy device has its tiles copied in while "
+                   "the tasks ahead of it run (into free device memory only); off: at its launch; "
+                   "on,off runs both")
+      ->delimiter(',')
+      ->option_text("on|off[,..]");
   command
       ->add_option("--sched", o->sched,
                    "model (earliest predicted finish from measured task times and copies), "

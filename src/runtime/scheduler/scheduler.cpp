@@ -34,6 +34,15 @@ bool measures_device_tasks(std::string_view name) {
 Scheduler::Scheduler(SchedulerContext context) : context_(std::move(context)) {
   for (const auto& w : context_.workers) present_ |= bit(w.kind);
   per_worker_.resize(context_.workers.size());
+  for (int m = 0; m < kMasks; ++m) {
+    int takers = 0, taker = -1;
+    for (std::size_t w = 0; w < context_.workers.size(); ++w)
+      if (m & bit(context_.workers[w].kind)) {
+        ++takers;
+        taker = static_cast<int>(w);
+      }
+    sole_device_[m] = takers == 1 && context_.workers[taker].space > 0 ? taker : -1;
+  }
 }
 
 KindMask Scheduler::runnable(const detail::CodeletImpl& c) const {
@@ -74,13 +83,22 @@ void Scheduler::check(const detail::CodeletImpl& codelet) const {
 
 Placement Scheduler::push(Task* task) {
   Placement p = place(*task);
+  if (p.worker < 0 && p.mask < kMasks && sole_device_[p.mask] >= 0) p = {sole_device_[p.mask], 0};
   task->seq = ++seq_;
-  if (p.worker >= 0)
+  if (p.worker >= 0) {
     per_worker_[p.worker].push(task);
-  else
+    note_queued(*task, p.worker, +1);
+  } else
     pools_[p.mask].push(task);
   ++ready_;
   return p;
+}
+
+void Scheduler::note_queued(const Task& task, int worker, int delta) const {
+  int space = context_.workers[worker].space;
+  if (space == 0 || !context_.coherence) return;  // CPU workers: nothing to evict
+  for (const auto& a : task.accesses)
+    if (reads(a.mode)) detail::CoherenceEngine::note_queued(*a.data, space, delta);
 }
 
 void Scheduler::OwnQueue::push(Task* t) {
@@ -138,6 +156,7 @@ Task* Scheduler::pop(int worker) {
     best->pop();
   } else if (own) {
     t = pick_local(worker);
+    note_queued(*t, worker, -1);
   } else {
     return nullptr;
   }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <queue>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,9 @@ class Scheduler {
   virtual void reset_stats() {}
   /// Ready tasks waiting in total.
   std::size_t ready() const { return ready_; }
+  /// The tasks waiting in one worker's own queue, as a heap: the first entries hold the highest
+  /// priorities. Only that worker takes from it (the runtime's prefetch looks ahead here).
+  std::span<Task* const> own_queue(int worker) const { return per_worker_[worker].heap; }
   const SchedulerContext& context() const { return context_; }
 
  protected:
@@ -120,11 +124,19 @@ class Scheduler {
     Task* take(std::size_t i);
   };
   Task* pick_local(int worker);
+  /// Keeps DataState's count of queued readers per device space (eviction spares those): +1 when
+  /// a task enters a device worker's own queue, -1 when it leaves.
+  void note_queued(const Task& task, int worker, int delta) const;
 
   SchedulerContext context_;
   KindMask present_ = 0;
   std::vector<OwnQueue> per_worker_;
   Queue pools_[kMasks];
+  /// Per pool mask: the one worker able to take from it when that is a device (one device of the
+  /// kinds asked for), else -1. Such tasks go to its own queue instead, where the device's driver
+  /// sees them (prefetch) and eviction counts their readers; the order it takes them in is the
+  /// same, since nobody else would take them.
+  int sole_device_[kMasks];
   std::uint64_t seq_ = 0;
   std::size_t ready_ = 0;
 };
