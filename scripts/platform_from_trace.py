@@ -67,7 +67,8 @@ def main():
         "devices": [],
         "links": [],
     }
-    for pid in sorted(p for p in processes if p != 1):
+    # pid 1 is the host; a simulated run's trace also has a "links" process (not a device).
+    for pid in sorted(p for p in processes if p != 1 and processes[p] not in ("links", "cholesky")):
         dev = processes[pid].replace(":", "")  # opencl:0 -> opencl0 (ids are id:k)
         g = gflops(pid)
         spec = {"id": dev, "memory_gb": a.memory_gb}

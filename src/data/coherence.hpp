@@ -41,6 +41,7 @@ class CoherenceEngine {
 
   int spaces() const { return static_cast<int>(drivers_.size()) + 1; }
   Coherence policy() const { return policy_; }
+  DeviceCopy device_copy() const { return device_copy_; }
   DeviceMemory& memory(int space);
 
   /// Gives every device replica slot to a newly registered data.

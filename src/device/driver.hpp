@@ -20,6 +20,27 @@
 namespace conveyor::runtime {
 
 class VirtualClock;
+class Trace;
+
+/// What a simulated platform knows without measuring: the modelled time of a task on one of its
+/// processors and of an uncontended copy on its links. The model schedulers predict from it
+/// instead of learning histories (perfmodel::ModelStore), so that the scheduler sees the machine
+/// the simulation runs.
+class ModelledCosts {
+ public:
+  /// Seconds of `codelet` on `device` ("cpu": one host core) for a task of `flops` (its cost
+  /// function; < 0 when it has none) on `bytes` of buffers; < 0 when the platform has no model.
+  virtual double task_seconds(const std::string& codelet, const std::string& device, double flops,
+                              std::uint64_t bytes) const = 0;
+  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) issued now:
+  /// the route's backlog (its links' copies already under way or queued), then latency + bytes /
+  /// bandwidth in that direction; < 0 when there is no route.
+  virtual double copy_seconds(const std::string& from, const std::string& to,
+                              std::uint64_t bytes) const = 0;
+
+ protected:
+  ~ModelledCosts() = default;
+};
 
 struct DriverConfig {
   bool trace = false;       ///< keep timings of every lane operation (copies and tasks)
@@ -101,6 +122,11 @@ class DeviceDriver {
   /// A simulated device's clock: the runtime then runs in virtual time (all its devices must share
   /// it). Null for real devices.
   virtual VirtualClock* virtual_clock() { return nullptr; }
+  /// A simulated device's platform models (null for real devices). Its copies and kernels share
+  /// one in-order lane, so a model scheduler counts a task's copies in the device's load too.
+  virtual const ModelledCosts* modelled_costs() const { return nullptr; }
+  /// The run's trace (RuntimeOptions::trace): a simulated platform adds its link tracks there.
+  virtual void attach_trace(Trace* /*trace*/) {}
 
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;

@@ -52,5 +52,8 @@ inline constexpr int kDeviceWorkerTid = 1;
 inline constexpr int kH2dTid = 2;
 inline constexpr int kD2hTid = 3;
 inline constexpr int kD2dTid = 4;
+/// A simulated platform's links: one process after the devices', one track per link direction
+/// (tid = channel + 1, named "a -> b"), each copy drawn on every link of its route.
+inline int links_pid(int devices) { return devices + 2; }
 
 }  // namespace conveyor::runtime

@@ -10,6 +10,10 @@ struct Owed {
   double until_s = 0;
 };
 thread_local Owed tl_owed;
+// The clock whose turn the calling thread holds (VirtualClock::take_turn), if any.
+thread_local const VirtualClock* tl_turn = nullptr;
+// What names a thread that enter()s.
+thread_local char tl_entered;
 }  // namespace
 
 VirtualClock::VirtualClock() : thread_([this] { loop(); }) {}
@@ -69,14 +73,17 @@ void VirtualClock::sleep_for(double seconds) {
   std::condition_variable woken;
   bool done = false;
   at(start + std::max(seconds, 0.0), [&] {
-    running(+1);  // counted before it runs again
+    wake(&done);  // counted before it runs again
     std::lock_guard lock(m);
     done = true;
     woken.notify_one();
   });
   running(-1);
-  std::unique_lock lock(m);
-  woken.wait(lock, [&] { return done; });
+  {
+    std::unique_lock lock(m);
+    woken.wait(lock, [&] { return done; });
+  }
+  take_turn(&done);
 }
 
 void VirtualClock::running(int delta) {
@@ -84,9 +91,46 @@ void VirtualClock::running(int delta) {
   {
     std::lock_guard lock(mutex_);
     running_ += delta;
+    if (delta < 0 && tl_turn == this) {  // the holder waits: the next one's turn
+      tl_turn = nullptr;
+      holder_ = nullptr;
+      hand_over();
+    }
     idle = running_ == 0;
   }
   if (idle) cv_.notify_all();
+}
+
+void VirtualClock::wake(const void* who) {
+  std::lock_guard lock(mutex_);
+  ++running_;
+  queued_.push_back(who);
+  hand_over();
+}
+
+void VirtualClock::hand_over() {
+  if (holder_ || firing_ || queued_.empty()) return;
+  holder_ = queued_.front();
+  queued_.pop_front();
+  for (auto& [who, cv] : turn_waiters_)
+    if (who == holder_) cv->notify_one();
+}
+
+void VirtualClock::take_turn(const void* who) {
+  std::unique_lock lock(mutex_);
+  if (holder_ != who) {
+    std::condition_variable mine;
+    turn_waiters_.emplace_back(who, &mine);
+    mine.wait(lock, [&] { return holder_ == who; });
+    turn_waiters_.erase(std::find(turn_waiters_.begin(), turn_waiters_.end(),
+                                  std::pair<const void*, std::condition_variable*>(who, &mine)));
+  }
+  tl_turn = this;
+}
+
+void VirtualClock::enter() {
+  wake(&tl_entered);
+  take_turn(&tl_entered);
 }
 
 int VirtualClock::running_threads() const {
@@ -105,17 +149,21 @@ void VirtualClock::loop() {
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || (running_ <= 0 && !events_.empty()); });
     if (stop_) return;
-    // Nothing runs: jump to the earliest event and fire everything due then, in order.
+    // Nothing runs: jump to the earliest event and fire everything due then, in order; the
+    // threads they wake run afterwards, one at a time, in the order they were woken.
     now_s_ = events_.top().time_s;
     while (!events_.empty() && events_.top().time_s <= now_s_) {
       batch.push_back(std::move(const_cast<Event&>(events_.top()).fn));
       events_.pop();
     }
     fired_ += batch.size();
+    firing_ = true;
     lock.unlock();
     for (auto& fn : batch) fn();
     batch.clear();
     lock.lock();
+    firing_ = false;
+    hand_over();
   }
 }
 

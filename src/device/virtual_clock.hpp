@@ -5,8 +5,17 @@
 // when it is made runnable again; while no thread runs, nothing can happen before the next modelled
 // event, so the clock jumps to it and fires it. Events at the same time fire in the order they were
 // scheduled, from the clock's own thread, with no runtime lock held.
+//
+// Determinism: threads made runnable together would race in real time (which worker takes a
+// task, whose copy reserves a link first), and a simulation of the same input would end at a
+// different virtual time on each run. So the runnable threads take turns: a thread made runnable
+// is queued (wake) in the order its waker ran, at most one of them runs at a time (it holds the
+// turn), and the turn passes on in queue order when the holder waits again (running(-1)). The
+// events due at one time all fire before the threads they woke run. With one thread submitting,
+// the run is then the same every time.
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <queue>
@@ -43,8 +52,17 @@ class VirtualClock {
   /// Waits until the calling thread owes nothing (call outside locks).
   void settle();
   /// Threads made runnable (+n) or about to wait (-n). A waker counts the thread it wakes before
-  /// it wakes it, so that the clock cannot jump while that thread has yet to run.
+  /// it wakes it, so that the clock cannot jump while that thread has yet to run. A thread that
+  /// holds the turn and waits (-1) passes the turn on.
   void running(int delta);
+  /// Counts the thread known by `who` (any address unique to it while it waits) as runnable and
+  /// queues it for the turn; it calls take_turn(who) once it is awake.
+  void wake(const void* who);
+  /// Blocks the calling thread until `who`'s turn comes (hold no lock another thread may need).
+  void take_turn(const void* who);
+  /// The calling thread, not counted yet, becomes runnable and waits for its turn (the thread
+  /// that starts a runtime).
+  void enter();
   int running_threads() const;
   /// Events fired so far (for tests and statistics).
   std::uint64_t events_fired() const;
@@ -67,6 +85,7 @@ class VirtualClock {
     }
   };
   void loop();
+  void hand_over();  // under mutex_: the next queued thread gets the turn when it is free
 
   mutable std::mutex mutex_;
   std::condition_variable cv_;
@@ -75,6 +94,10 @@ class VirtualClock {
   std::uint64_t seq_ = 0;
   std::uint64_t fired_ = 0;
   int running_ = 0;
+  const void* holder_ = nullptr;    // the thread whose turn it is
+  std::deque<const void*> queued_;  // woken, waiting for the turn, in wake order
+  std::vector<std::pair<const void*, std::condition_variable*>> turn_waiters_;
+  bool firing_ = false;  // the clock's thread is firing events: no thread runs meanwhile
   bool stop_ = false;
   std::thread thread_;
 };

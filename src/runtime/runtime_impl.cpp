@@ -87,6 +87,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
           d->id()));
   }
   if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
+  if (trace_)
+    for (auto& d : drivers_) d->attach_trace(trace_.get());
 
   std::vector<std::string> spaces{"host"};
   std::vector<runtime::DeviceDriver*> raw;
@@ -174,14 +176,21 @@ Runtime::Impl::Impl(RuntimeOptions options,
 
 void Runtime::Impl::start_workers() {
   // The user's thread and every worker run until they first wait.
-  if (clock_) clock_->running(1 + static_cast<int>(workers_.size()));
+  // In virtual time they take turns (VirtualClock::take_turn): this thread first, then the
+  // workers in index order.
+  if (clock_) {
+    clock_->enter();
+    for (auto& w : workers_) clock_->wake(&w->asleep);
+  }
   for (auto& w : workers_) {
     Worker* raw = w.get();
     raw->thread = std::thread([this, raw] {
+      if (clock_) clock_->take_turn(&raw->asleep);
       if (raw->driver)
         device_loop(*raw);
       else
         cpu_loop(*raw);
+      if (clock_) clock_->running(-1);  // its turn passes on
     });
   }
 }
@@ -207,6 +216,7 @@ Runtime::Impl::~Impl() {
       w->cv.notify_all();
     }
   }
+  if (clock_) clock_->running(-1);  // the workers' turns, to end
   for (auto& w : workers_)
     if (w->thread.joinable()) w->thread.join();
   if (models_) models_->save();
@@ -581,9 +591,7 @@ void Runtime::Impl::cpu_loop(Worker& w) {
     if (!t) {
       if (stop_) break;
       w.idle = true;
-      doze(w.asleep);
-      w.cv.wait(lock);
-      rouse(w.asleep);
+      sleep_on(w.cv, lock, w.asleep);
       w.idle = false;
       continue;
     }
@@ -744,20 +752,20 @@ void Runtime::Impl::device_loop(Worker& w) {
       // a peer copy's source): look again shortly rather than fail.
       bool others = w.in_flight > 1 || coherence_->write_backs_in_flight(w.desc.space) > 0;
       w.idle = false;
-      doze(w.asleep);
-      if (others)
-        w.cv.wait(lock);
-      else
+      if (others) {
+        sleep_on(w.cv, lock, w.asleep);
+      } else {
+        doze(w.asleep);
         w.cv.wait_for(lock, std::chrono::milliseconds(1));
-      rouse(w.asleep);
+        rouse(w.asleep);
+        take_turn(lock, w.asleep);
+      }
       continue;
     }
     if (stop_ && w.in_flight == 0) break;
     if (options_.prefetch && prefetch_queued(w, lock)) continue;
     w.idle = w.in_flight < capacity;
-    doze(w.asleep);
-    w.cv.wait(lock);
-    rouse(w.asleep);
+    sleep_on(w.cv, lock, w.asleep);
     w.idle = false;
   }
 }
@@ -913,7 +921,25 @@ void Runtime::Impl::doze(bool& asleep) {
 void Runtime::Impl::rouse(bool& asleep) {
   if (!asleep) return;
   asleep = false;
-  if (clock_) clock_->running(+1);
+  if (clock_) clock_->wake(&asleep);
+}
+
+void Runtime::Impl::sleep_on(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                             bool& asleep) {
+  doze(asleep);
+  cv.wait(lock);
+  // In virtual time only a rouse wakes a thread (a spurious wake-up waits on), and it runs on
+  // its turn.
+  while (clock_ && asleep) cv.wait(lock);
+  rouse(asleep);
+  take_turn(lock, asleep);
+}
+
+void Runtime::Impl::take_turn(std::unique_lock<std::mutex>& lock, const bool& asleep) {
+  if (!clock_) return;
+  lock.unlock();  // the thread whose turn it is may need the lock
+  clock_->take_turn(&asleep);
+  lock.lock();
 }
 
 template <typename Pred>
@@ -926,10 +952,12 @@ void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
     if (asleep) {  // woken by no one (spurious): stays registered
       continue;
     }
+    take_turn(lock, asleep);
   }
   if (asleep) {
     user_sleepers_.erase(std::find(user_sleepers_.begin(), user_sleepers_.end(), &asleep));
     rouse(asleep);
+    take_turn(lock, asleep);
   }
 }
 

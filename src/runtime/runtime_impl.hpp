@@ -129,6 +129,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   // thread has yet to run. Both are idempotent through the flag.
   void doze(bool& asleep);
   void rouse(bool& asleep);
+  /// Waits on `cv` as a dozing thread until roused; in virtual time, then for its turn
+  /// (VirtualClock::take_turn, keyed by the flag's address), with `lock` released meanwhile.
+  void sleep_on(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, bool& asleep);
+  void take_turn(std::unique_lock<std::mutex>& lock, const bool& asleep);
   /// Waits on done_cv_ until `ready()`, as a dozing user thread.
   template <typename Pred>
   void wait_user(std::unique_lock<std::mutex>& lock, Pred ready);
@@ -153,7 +157,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<runtime::Trace> trace_;
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
-  runtime::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  runtime::VirtualClock* clock_ = nullptr;         // the simulated platform's, else null
   std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;

@@ -24,6 +24,7 @@ void Task::reset() {
   worker = -1;
   exec_seconds = -1;
   predicted_seconds = -1;
+  predicted_copy_seconds = 0;
   calibration = false;
   prefetch_seen = false;
 }

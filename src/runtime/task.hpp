@@ -47,6 +47,8 @@ struct Task {
   /// Cost-aware policies: the execution time predicted where it was placed (< 0: none), and
   /// whether it was placed there to measure that worker's model (calibration).
   double predicted_seconds = -1;
+  /// ... and the copies in predicted there, where they occupy the worker (a simulated lane).
+  double predicted_copy_seconds = 0;
   bool calibration = false;
   /// Queued for a device: its driver has looked at it for prefetching (RuntimeOptions::prefetch).
   bool prefetch_seen = false;

@@ -1,13 +1,15 @@
 // conveyor cholesky on simulated platforms (docs/simulation.md): the seed's table 5 for 1, 2 and 4
-// simulated V100s in seconds, a checked run that executes the kernels, and bad platform input as
-// one line with exit 2.
+// simulated V100s in seconds, a checked run that executes the kernels, the trace's link tracks,
+// and bad platform input as one line with exit 2.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "integration/cli_runner.hpp"
 #include "scratch_dir.hpp"
@@ -49,6 +51,54 @@ TEST(CliSimulation, RunsTheKernelsAndChecksWhenAsked) {
                         "--sim-run-kernels --check");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("passed"), std::string::npos) << r.out;
+}
+
+TEST(CliSimulation, TraceHasATrackPerLinkDirectionWithEveryCopyOnIt) {
+  ScratchDir scratch;
+  std::string trace = scratch.path("sim.json");
+  CliResult r = run_cli("cholesky --n 4096 --block 1024 --platform " + kV100 +
+                        " --gpus 4 --sched model --device-copy peer-copy --json --trace " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto result = nlohmann::json::parse(r.out);
+  const auto& row = result["results"][0];
+  std::ifstream in(trace);
+  auto doc = nlohmann::json::parse(in);
+  std::map<int, std::string> processes;
+  std::map<std::pair<int, int>, std::string> tracks;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "M") continue;
+    if (e["name"] == "process_name") processes[e["pid"].get<int>()] = e["args"]["name"];
+    if (e["name"] == "thread_name")
+      tracks[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+  }
+  ASSERT_EQ(processes[6], "links");  // host 1, the 4 GPUs 2-5, then the links
+  EXPECT_EQ(tracks[std::make_pair(2, 1)], "v100:0 worker");
+  // A copy crosses exactly one link into its destination and one out of its source; links are
+  // named "from -> to", so the direction of each box is its track's.
+  auto is_device = [](const std::string& end) { return end.rfind("v100:", 0) == 0; };
+  std::map<std::string, int> into_device, out_of_device, link_tracks;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e["pid"] != 6) continue;
+    const std::string& name = tracks[{e["pid"].get<int>(), e["tid"].get<int>()}];
+    auto arrow = name.find(" -> ");
+    ASSERT_NE(arrow, std::string::npos) << name;
+    ++link_tracks[name];
+    std::string from = name.substr(0, arrow), to = name.substr(arrow + 4);
+    const std::string kind = e["name"];
+    EXPECT_EQ(e["cat"], "transfer");
+    if (is_device(to)) ++into_device[kind];
+    if (is_device(from)) ++out_of_device[kind];
+    if (is_device(to)) EXPECT_NE(kind, "copy d2h") << name;
+    if (is_device(from)) EXPECT_NE(kind, "copy h2d") << name;
+    if (to == "host") EXPECT_EQ(kind, "copy d2h") << name;
+    if (from == "host") EXPECT_EQ(kind, "copy h2d") << name;
+  }
+  EXPECT_EQ(into_device["copy h2d"], row["h2d_copies"].get<int>());
+  EXPECT_EQ(out_of_device["copy d2h"], row["d2h_copies"].get<int>());
+  EXPECT_EQ(into_device["copy d2d"], row["d2d_copies"].get<int>());
+  EXPECT_EQ(out_of_device["copy d2d"], row["d2d_copies"].get<int>());
+  EXPECT_GT(row["d2d_copies"].get<int>(), 0);
+  EXPECT_GE(link_tracks.size(), 8u);  // at least each GPU's link, both ways
 }
 
 TEST(CliSimulation, BadPlatformInputIsOneLineAndExit2) {

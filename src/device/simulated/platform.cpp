@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "conveyor/error.hpp"
+#include "device/trace.hpp"
 
 namespace conveyor::runtime::sim {
 namespace {
@@ -108,6 +109,13 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
   throw UsageError(fmt::format(
       "{}: the platform has no model for codelet '{}' (give it in gflops, or a fallback gbs)",
       where, codelet.name));
+}
+
+double ComputeModel::seconds(const std::string& codelet, double flops, double bytes) const {
+  auto it = gflops.find(codelet);
+  if (it != gflops.end()) return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second * 1e9);
+  if (gbs > 0) return launch_us * 1e-6 + bytes / (gbs * 1e9);
+  return -1;
 }
 
 PlatformSpec parse_platform(const std::string& text, const std::string& origin) {
@@ -264,6 +272,8 @@ Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
       routes_[{from, to}] = std::move(path);
     }
   }
+  node_of_["host"] = host_node();
+  for (int d = 0; d < devices_; ++d) node_of_[spec_.devices[d].id] = device_node(d);
   for (int d = 0; d < devices_; ++d)
     if (!has_route(host_node(), device_node(d)) || !has_route(device_node(d), host_node()))
       throw UsageError(fmt::format("platform file {}: 'links' give no route between host and {}",
@@ -288,7 +298,59 @@ std::pair<double, double> Platform::transfer(int from, int to, std::size_t bytes
   }
   double end = start + latency + factor * static_cast<double>(bytes) / gbs;
   for (int c : path) channels_[c].free_s = end;
+  if (trace_) {
+    const char* name = factor != 1           ? "peer read"
+                       : from == host_node() ? "copy h2d"
+                       : to == host_node()   ? "copy d2h"
+                                             : "copy d2d";
+    for (int c : path)
+      trace_->add(links_pid(devices_), c + 1, name, "transfer", start * 1e6, end * 1e6);
+  }
   return {start, end};
+}
+
+void Platform::attach_trace(Trace* trace) {
+  std::lock_guard lock(mutex_);
+  if (trace_ == trace || !trace) return;
+  trace_ = trace;
+  // Only the channels that some route between the used nodes takes.
+  std::set<int> used;
+  for (const auto& [ends, path] : routes_) used.insert(path.begin(), path.end());
+  trace->name_process(links_pid(devices_), "links");
+  for (int c : used) {
+    const LinkSpec& l = spec_.links[c / 2];
+    trace->name_track(links_pid(devices_), c + 1,
+                      c % 2 == 0 ? l.a + " -> " + l.b : l.b + " -> " + l.a);
+  }
+}
+
+double Platform::task_seconds(const std::string& codelet, const std::string& device, double flops,
+                              std::uint64_t bytes) const {
+  if (device == "cpu") return spec_.host.seconds(codelet, flops, static_cast<double>(bytes));
+  auto it = node_of_.find(device);
+  if (it == node_of_.end() || it->second == host_node()) return -1;
+  return spec_.devices[it->second - 1].compute.seconds(codelet, flops, static_cast<double>(bytes));
+}
+
+double Platform::copy_seconds(const std::string& from, const std::string& to,
+                              std::uint64_t bytes) const {
+  auto a = node_of_.find(from == "cpu" ? "host" : from);
+  auto b = node_of_.find(to == "cpu" ? "host" : to);
+  if (a == node_of_.end() || b == node_of_.end()) return -1;
+  if (a->second == b->second || bytes == 0) return 0;
+  auto route = routes_.find({a->second, b->second});
+  if (route == routes_.end()) return -1;
+  // The arithmetic of transfer() for a copy issued now, reserving nothing: the backlog is the
+  // latest end of what the route's channels already carry (the copies that the lanes enqueued).
+  double latency = 0, gbs = 0, backlog = 0;
+  double now = clock_.now_s();
+  std::lock_guard lock(mutex_);
+  for (int c : route->second) {
+    latency += channels_[c].latency_s;
+    gbs = gbs == 0 ? channels_[c].gbs : std::min(gbs, channels_[c].gbs);
+    backlog = std::max(backlog, channels_[c].free_s - now);
+  }
+  return backlog + latency + static_cast<double>(bytes) / gbs;
 }
 
 }  // namespace conveyor::runtime::sim

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "device/codelet_impl.hpp"
+#include "device/driver.hpp"
 #include "device/virtual_clock.hpp"
 
 namespace conveyor::runtime::sim {
@@ -29,6 +30,9 @@ struct ComputeModel {
   /// has no model for it.
   double seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
                  const std::string& where) const;
+  /// The same from the task's shape (`flops` < 0: the codelet has no cost function); < 0 when
+  /// the model does not cover the codelet.
+  double seconds(const std::string& codelet, double flops, double bytes) const;
 };
 
 struct DeviceSpec {
@@ -72,7 +76,7 @@ struct Channel {
 
 /// The running platform: clock, channels and routes. Thread-safe (drivers and the threads that
 /// copy to the host reserve channels concurrently).
-class Platform {
+class Platform final : public ModelledCosts {
  public:
   /// Uses the first `devices` devices of the spec (0: all).
   Platform(PlatformSpec spec, int devices, bool run_kernels);
@@ -90,19 +94,32 @@ class Platform {
   void attach(int d, SimulatedDevice* device) { attached_.at(d) = device; }
   SimulatedDevice* device(int d) const { return attached_.at(d); }
   /// Reserves the route from -> to for `bytes` starting no earlier than `ready_s`; returns
-  /// [start, end) in virtual seconds. `factor` multiplies the bytes' time (peer-direct re-reads).
+  /// [start, end) in virtual seconds. `factor` multiplies the bytes' time (peer-direct re-reads,
+  /// drawn as "peer read" on the link tracks).
   std::pair<double, double> transfer(int from, int to, std::size_t bytes, double ready_s,
                                      double factor = 1);
+  /// Draws every transfer from now on on the trace's link tracks (idempotent).
+  void attach_trace(Trace* trace);
+
+  // ModelledCosts, for the model schedulers' predictions (nothing reserved). A copy's price
+  // includes its route's current backlog, so that a scheduler sees a shared link (a PCIe switch's
+  // uplink, the socket link) that is busy and prefers the devices that already hold the data.
+  double task_seconds(const std::string& codelet, const std::string& device, double flops,
+                      std::uint64_t bytes) const override;
+  double copy_seconds(const std::string& from, const std::string& to,
+                      std::uint64_t bytes) const override;
 
  private:
   PlatformSpec spec_;
   int devices_;
   bool run_kernels_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<Channel> channels_;                           ///< 2 per link: a -> b, b -> a
   std::map<std::pair<int, int>, std::vector<int>> routes_;  ///< channel indices, by node pair
   std::vector<SimulatedDevice*> attached_;
-  VirtualClock clock_;  // last: its thread stops first
+  std::map<std::string, int, std::less<>> node_of_;  ///< "host" and the used devices' ids
+  Trace* trace_ = nullptr;                           ///< under mutex_
+  VirtualClock clock_;                               // last: its thread stops first
 };
 
 }  // namespace conveyor::runtime::sim

@@ -41,6 +41,8 @@ class SimulatedDevice final : public DeviceDriver {
   void notify(DoneCallback done, void* user) override;
   void drain_trace(std::vector<TimedOp>& out) override;
   VirtualClock* virtual_clock() override { return &platform_->clock(); }
+  const ModelledCosts* modelled_costs() const override { return platform_.get(); }
+  void attach_trace(Trace* trace) override { platform_->attach_trace(trace); }
   void copy_to_host(const HostRegion& dst, const void* src) override;
 
   /// Whether `block` is memory of this device (a peer-direct read finds the replica's owner).

@@ -7,6 +7,7 @@
 // the runtime uses it under its lock.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,8 +22,9 @@ namespace conveyor::perfmodel {
 /// Bumped when the file layout changes; a file of another schema is not used.
 inline constexpr int kModelsSchema = 1;
 
-/// Where a prediction came from, best first.
-enum class Source { History, Regression, Flops, None };
+/// Where a prediction came from, best first. Modelled: a simulated platform's own model
+/// (PerfModels::set_oracle), exact by construction for the machine that the simulation runs.
+enum class Source { Modelled, History, Regression, Flops, None };
 std::string_view to_string(Source s);
 
 struct Prediction {
@@ -56,6 +58,18 @@ struct LinkModel {
   }
 };
 
+/// Costs known without measuring (a simulated platform): asked before any history.
+struct Oracle {
+  /// Seconds of the codelet on the device for a task of this shape; < 0 when not modelled.
+  std::function<double(const std::string& codelet, const std::string& device,
+                       const TaskShape& shape)>
+      task;
+  /// Seconds of one copy of `bytes` from `from` to `to` ("host" or a device id) issued now (its
+  /// route's backlog included); < 0 when there is no route.
+  std::function<double(const std::string& from, const std::string& to, std::uint64_t bytes)> copy;
+  explicit operator bool() const { return task || copy; }
+};
+
 class PerfModels {
  public:
   /// Samples of a (codelet, device) below which the scheduler calibrates (places tasks there to
@@ -71,6 +85,9 @@ class PerfModels {
   /// footprints seen; else the time per flop of the codelet on this device; else None.
   Prediction predict(const std::string& codelet, const std::string& device,
                      const TaskShape& shape) const;
+  /// Predictions come from `oracle` first (Source::Modelled) wherever it has a model. Not saved.
+  void set_oracle(Oracle oracle) { oracle_ = std::move(oracle); }
+  const Oracle& oracle() const { return oracle_; }
   /// Samples of the codelet on the device, all footprints.
   std::uint64_t samples(const std::string& codelet, const std::string& device) const;
   std::uint64_t samples(const std::string& codelet, const std::string& device,
@@ -113,6 +130,7 @@ class PerfModels {
 
   mutable std::map<Key, PerDevice> models_;  // fits are refreshed lazily by predict()
   std::map<std::string, LinkModel> links_;   // by device id
+  Oracle oracle_;
 };
 
 /// perfmodels.json in the calibration's folder (default_calibration_path()).

@@ -27,6 +27,13 @@ ModelStore::ModelStore(const std::string& path, const std::string& calibration,
                        const std::vector<runtime::DeviceDriver*>& drivers) {
   MachineFingerprint machine = current_machine();
   models_.machine = machine;
+  const runtime::ModelledCosts* costs = nullptr;
+  for (runtime::DeviceDriver* d : drivers)
+    if (!costs) costs = d->modelled_costs();
+  if (costs) {  // a simulated platform: its models, and this machine's file left alone
+    use_platform(*costs, drivers);
+    return;
+  }
   if (path != "none") {
     try {
       path_ = path.empty() ? default_models_path() : std::filesystem::path(path);
@@ -39,6 +46,29 @@ ModelStore::ModelStore(const std::string& path, const std::string& calibration,
     }
   }
   setup_links(calibration, drivers);
+}
+
+void ModelStore::use_platform(const runtime::ModelledCosts& costs,
+                              const std::vector<runtime::DeviceDriver*>& drivers) {
+  Oracle oracle;
+  oracle.task = [&costs](const std::string& codelet, const std::string& device,
+                         const TaskShape& shape) {
+    // TaskShape says 0 flops for a codelet without a cost function.
+    return costs.task_seconds(codelet, device, shape.flops > 0 ? shape.flops : -1, shape.bytes);
+  };
+  oracle.copy = [&costs](const std::string& from, const std::string& to, std::uint64_t bytes) {
+    return costs.copy_seconds(from, to, bytes);
+  };
+  models_.set_oracle(std::move(oracle));
+  // The per-device link model (`conveyor models`, and schedulers that ask it without an oracle):
+  // the host -> device route's latency and bandwidth, from two copy sizes.
+  constexpr std::uint64_t kLarge = 8'000'000;
+  for (runtime::DeviceDriver* d : drivers) {
+    double small = costs.copy_seconds("host", d->id(), 1);
+    double large = costs.copy_seconds("host", d->id(), kLarge + 1);
+    if (small < 0 || large <= small) continue;
+    models_.links()[d->id()] = {small * 1e6, kLarge / (large - small) / 1e9, "platform"};
+  }
 }
 
 void ModelStore::setup_links(const std::string& calibration,

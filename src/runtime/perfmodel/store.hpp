@@ -2,7 +2,8 @@
 // The runtime's performance models for one run: read from the models file at start (a file that
 // cannot be used is reported in one line and ignored), the link model of every device set up
 // (the probe's calibration where it has the link, else the measurement cached in the models file,
-// else a short measurement now), and written back at the end.
+// else a short measurement now), and written back at the end. On a simulated platform the
+// platform's own models answer instead, and no file is read or written.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -25,6 +26,11 @@ class ModelStore {
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  /// A simulated platform: predictions from its models (PerfModels::set_oracle), nothing read
+  /// or written (the virtual times are not this machine's). `costs` outlives the store (the
+  /// drivers own their platform).
+  void use_platform(const runtime::ModelledCosts& costs,
+                    const std::vector<runtime::DeviceDriver*>& drivers);
   void setup_links(const std::string& calibration,
                    const std::vector<runtime::DeviceDriver*>& drivers);
 

@@ -11,6 +11,11 @@
 // tasks go there to be measured, a few at a time. A device that computes on the host's own cores
 // (PoCL) competes with the CPU workers: it frees up no earlier than the CPUs do, so it is only
 // worth using for codelets it runs faster than a core.
+//
+// On a simulated platform the models have an oracle (PerfModels::set_oracle): the platform's own
+// task and link models. Then nothing is calibrated, each input still missing is priced on the
+// route it would take (from the host, from a peer, or staged through the host), and a task's
+// copies count in its worker's load: a simulated device's copies and kernels share its lane.
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -58,7 +63,13 @@ class ModelScheduler final : public Scheduler {
     const auto& workers = this->context().workers;
     loads_.resize(workers.size());
     predicted_busy_.resize(workers.size());
-    for (const auto& w : workers) cpus_ += w.space == 0;
+    for (const auto& w : workers) {
+      cpus_ += w.space == 0;
+      if (w.space >= static_cast<int>(space_names_.size())) space_names_.resize(w.space + 1);
+      if (w.space > 0) space_names_[w.space] = w.device;
+    }
+    if (space_names_.empty()) space_names_.resize(1);
+    space_names_[0] = "host";
     epoch_ = std::chrono::steady_clock::now();
     if (!this->context().models) {
       own_models_ = std::make_unique<PerfModels>();
@@ -71,7 +82,7 @@ class ModelScheduler final : public Scheduler {
   void on_complete(const Task& task) override {
     int w = task.worker;
     const WorkerDesc& desc = context().workers[w];
-    double predicted = std::max(task.predicted_seconds, 0.0);
+    double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
     if (task.exec_seconds >= 0) {
       TaskShape s = shape(task);
       models_->record(task.codelet->name, desc.device, s, task.exec_seconds);
@@ -80,7 +91,7 @@ class ModelScheduler final : public Scheduler {
                               task.exec_seconds);
     }
     if (task.calibration) --calibrating_[desc.device];
-    predicted_busy_[w] += predicted;
+    predicted_busy_[w] += std::max(task.predicted_seconds, 0.0);
     Load& load = loads_[w];
     load.inflight = std::max(0.0, load.inflight - predicted);
     load.anchor = now();  // the next task in its lane starts no earlier than this
@@ -101,7 +112,7 @@ class ModelScheduler final : public Scheduler {
   bool prefers_local_data() const override { return ready_first_; }
 
   void on_start(const Task& task, int worker) override {
-    double predicted = std::max(task.predicted_seconds, 0.0);
+    double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
     Load& load = context().workers[worker].space == 0 ? cpu_pool_ : loads_[worker];
     load.queued = std::max(0.0, load.queued - predicted);
     Load& mine = loads_[worker];
@@ -140,7 +151,7 @@ class ModelScheduler final : public Scheduler {
       ++calibration_tasks_;
       ++calibrating_[workers[w].device];
       auto p = models_->predict(codelet, workers[w].device, s);
-      return commit(task, w, p.known() ? p.seconds : prior(s, workers[w].kind));
+      return commit(task, w, p.known() ? p.seconds : prior(s, workers[w].kind), 0);
     }
 
     // A device not measured yet is left out while others are: its prior (nominal flop/s) could
@@ -159,7 +170,7 @@ class ModelScheduler final : public Scheduler {
     }
     double cpu_free = t + backlog_cpu() / std::max(cpus_, 1);
     int best = -1;
-    double best_finish = std::numeric_limits<double>::max(), best_exec = 0;
+    double best_finish = std::numeric_limits<double>::max(), best_exec = 0, best_copies = 0;
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
       int w = candidates_[i];
       const WorkerDesc& d = workers[w];
@@ -170,15 +181,19 @@ class ModelScheduler final : public Scheduler {
       if (exec < 0) continue;  // nothing known and no cost function
       double free = d.space == 0 ? cpu_free : t + backlog_device(w);
       if (d.shares_host_cores) free = std::max(free, cpu_free);
-      double finish = free + transfer_seconds(task, d) + exec;
+      double copies = transfer_seconds(task, d);
+      double finish = free + copies + exec;
       if (finish < best_finish) {
         best = w;
         best_finish = finish;
         best_exec = exec;
+        best_copies = copies;
       }
     }
     if (best < 0) return {-1, can};  // no model anywhere yet: like eager
-    return commit(task, best, best_exec);
+    // Only a simulated lane is known to serialize copies with kernels; a real CUDA device copies
+    // in while the previous kernel runs, and its load stays the kernels'.
+    return commit(task, best, best_exec, models_->oracle().copy ? best_copies : 0);
   }
 
  private:
@@ -206,13 +221,15 @@ class ModelScheduler final : public Scheduler {
   }
   double backlog_device(int w) const { return loads_[w].remaining(now()); }
 
-  Placement commit(Task& task, int w, double exec) {
+  // `copies`: predicted copy time that occupies the worker (0 but on a simulated platform).
+  Placement commit(Task& task, int w, double exec, double copies) {
     task.predicted_seconds = exec;
+    task.predicted_copy_seconds = copies;
     if (context().workers[w].space == 0) {
-      cpu_pool_.queued += std::max(exec, 0.0);
+      cpu_pool_.queued += std::max(exec, 0.0) + copies;
       return {-1, kCpuMask};
     }
-    loads_[w].queued += std::max(exec, 0.0);
+    loads_[w].queued += std::max(exec, 0.0) + copies;
     return {w, 0};
   }
 
@@ -232,6 +249,7 @@ class ModelScheduler final : public Scheduler {
       // 0.4 s CPU gemm to measure what a GPU does in 0.5 ms.
       int limit = workers[w].space == 0 ? std::max(cpus_, 1) : kCalibrationInFlight;
       if (n >= need) continue;
+      if (models_->predict(codelet, device, s).source == perfmodel::Source::Modelled) continue;
       limit = std::min<int>(limit, static_cast<int>(need - n));
       if (calibrating_[device] >= limit) continue;
       // A device needs two samples: its first task often pays one-time costs (PoCL: 643 ms for
@@ -269,6 +287,7 @@ class ModelScheduler final : public Scheduler {
   }
 
   double transfer_seconds(const Task& task, const WorkerDesc& d) const {
+    if (models_->oracle().copy) return modelled_transfer_seconds(task, d.space);
     std::size_t missing = bytes_missing(task, d.space);
     if (missing == 0) return 0;
     const auto& links = models_->links();
@@ -280,6 +299,39 @@ class ModelScheduler final : public Scheduler {
     double worst = 0;
     for (const auto& [id, link] : links) worst = std::max(worst, link.seconds(missing));
     return worst;
+  }
+
+  // Each input still missing in `space`, priced on its cheapest route from a valid replica: the
+  // host's when it has one (the coherence engine copies from the host first), else a device's,
+  // directly (peer copies) or through the host.
+  double modelled_transfer_seconds(const Task& task, int space) const {
+    auto* coherence = context().coherence;
+    if (!coherence) return 0;
+    const auto& copy = models_->oracle().copy;
+    const std::string& to = space_names_[space];
+    const bool peers = coherence->device_copy() != DeviceCopy::HostStaged;
+    double total = 0;
+    for (const auto& a : task.accesses) {
+      std::size_t bytes = coherence->bytes_missing(*a.data, space, a.mode);
+      if (bytes == 0) continue;
+      if (space != 0 && coherence->valid_in(*a.data, 0)) {
+        total += std::max(copy("host", to, bytes), 0.0);
+        continue;
+      }
+      double best = -1;
+      for (int from = 1; from < static_cast<int>(space_names_.size()); ++from) {
+        if (from == space || space_names_[from].empty() || !coherence->valid_in(*a.data, from))
+          continue;
+        const std::string& src = space_names_[from];
+        double t = space == 0 || peers ? copy(src, to, bytes)
+                                       : copy(src, "host", bytes) + copy("host", to, bytes);
+        if (t >= 0 && (best < 0 || t < best)) best = t;
+      }
+      // A host task writing data that lives on a device (valid there, not on the host) sends it
+      // back for its next device reader: the round trip is the price of the host's help.
+      if (best > 0) total += space == 0 && writes(a.mode) ? 2 * best : best;
+    }
+    return total;
   }
 
   TaskShape shape(const Task& task) {
@@ -316,6 +368,7 @@ class ModelScheduler final : public Scheduler {
   std::vector<double> predicted_busy_;
   std::map<std::string, int, std::less<>> calibrating_;  // calibration tasks out, per device
   std::uint64_t calibration_tasks_ = 0;
+  std::vector<std::string> space_names_;  // "host", then the device of each space
   std::vector<int> candidates_;
   std::vector<perfmodel::Prediction> predictions_;
   std::vector<std::size_t> sizes_;
