@@ -147,8 +147,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
     w.cv.notify_one();
   });
   if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
-    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
-                                                      raw);
+    models_ =
+        std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration, raw);
     context.models = &models_->models();
     context.calibrate = options_.calibrate;
     context.now = [this] { return now_s(); };
@@ -800,8 +800,8 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   return looked;
 }
 
-void Runtime::Impl::find_early_write_backs(
-    Worker& w, const Task& t, std::vector<detail::CoherenceEngine::WriteBack*>& out) {
+void Runtime::Impl::find_early_write_backs(Worker& w, const Task& t,
+                                           std::vector<detail::CoherenceEngine::WriteBack*>& out) {
   // Under mutex_: the graph says whether a task submitted after this one uses the data (it is
   // still its last writer, or a later task reads or writes it).
   for (const auto& a : t.accesses) {

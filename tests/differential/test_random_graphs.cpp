@@ -186,8 +186,7 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
                                    : std::to_string(c.emulated) + "emu") +
                      (cpus ? "" : "/no-cpu") + (limit ? "/" + std::to_string(limit) + "B" : "") +
                      (c.options.early_write_back ? "/early" : "") +
-                     (c.inline_lanes ? "/inline" : "") +
-                     (c.options.prefetch ? "/prefetch" : "");
+                     (c.inline_lanes ? "/inline" : "") + (c.options.prefetch ? "/prefetch" : "");
             out.push_back(std::move(c));
           }
   return out;

@@ -44,8 +44,8 @@ struct CholeskyCliOptions {
   bool check = false;
   std::string trace;
   std::string device_memory;  // empty: the devices' own memory
-  std::string platform;   // a simulated platform file
-  std::vector<int> gpus;  // device counts to simulate (empty: 1, 2, 4, ...)
+  std::string platform;       // a simulated platform file
+  std::vector<int> gpus;      // device counts to simulate (empty: 1, 2, 4, ...)
   std::vector<std::string> device_copies{"host-staged"};
   bool sim_run_kernels = false;
   std::string grid;  // PxQ: distributed over MPI ranks
@@ -106,8 +106,8 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   // listed (offload with --offload); eager on CPUs alone.
   std::string sched = o.sched;
   if (sched.empty())
-    sched = simulate          ? "offload"
-            : devices.empty() ? "eager"
+    sched = simulate            ? "offload"
+            : devices.empty()   ? "eager"
             : o.offload.empty() ? "model"
                                 : "offload";
   // The seed's schedulers keep the seed's placement without --offload: gemm on the devices
@@ -324,9 +324,9 @@ void print_tables(std::ostream& out, const Report& report) {
   std::vector<std::string> perf_columns{"precision", "devices", "coherence", "device copy",
                                         "scheduler"};
   if (both) perf_columns.push_back("prefetch");
-  perf_columns.insert(perf_columns.end(),
-                      {first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s",
-                       "residual", "check"});
+  perf_columns.insert(
+      perf_columns.end(),
+      {first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual", "check"});
   Table perf(perf_columns);
   for (const auto& r : rows) {
     std::vector<std::string> row{r["precision"], r["devices"], r["coherence"], r["device_copy"],
@@ -493,10 +493,11 @@ void add_cholesky_command(CLI::App& app) {
       ->delimiter(',')
       ->option_text("LIST");
   command
-      ->add_option("--offload", o->offload,
-                   "Codelets the offload scheduler puts on the devices: potrf, trsm, syrk, gemm; "
-                   "implies --sched offload (default: gemm, as in the seed, for every scheduler but "
-                   "model and model-ready)")
+      ->add_option(
+          "--offload", o->offload,
+          "Codelets the offload scheduler puts on the devices: potrf, trsm, syrk, gemm; "
+          "implies --sched offload (default: gemm, as in the seed, for every scheduler but "
+          "model and model-ready)")
       ->delimiter(',')
       ->option_text("LIST");
   command
