@@ -29,6 +29,15 @@ struct Preparing {
   explicit Preparing(const DataState& d) { tl_preparing = &d; }
   ~Preparing() { tl_preparing = nullptr; }
 };
+
+// Takes d's replica in `space` out of that space's recency list (head..tail), under its lru_mutex.
+void unlink(DataState*& head, DataState*& tail, DataState& d, int space) {
+  Replica& r = d.replicas[space];
+  (r.lru_prev ? r.lru_prev->replicas[space].lru_next : head) = r.lru_next;
+  (r.lru_next ? r.lru_next->replicas[space].lru_prev : tail) = r.lru_prev;
+  r.lru_prev = r.lru_next = nullptr;
+  r.in_lru = false;
+}
 }  // namespace
 
 /// One device memory space: its allocator and its recency list.
@@ -120,10 +129,7 @@ void CoherenceEngine::touch(DataState& d, int space) {
   std::lock_guard lock(s.lru_mutex);
   Replica& r = d.replicas[space];
   if (r.in_lru && s.tail == &d) return;
-  if (r.in_lru) {  // unlink
-    (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
-    (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
-  }
+  if (r.in_lru) unlink(s.head, s.tail, d, space);
   r.lru_prev = s.tail;
   r.lru_next = nullptr;
   (s.tail ? s.tail->replicas[space].lru_next : s.head) = &d;
@@ -135,11 +141,7 @@ void CoherenceEngine::forget(DataState& d, int space) {
   Space& s = *spaces_[space - 1];
   std::lock_guard lock(s.lru_mutex);
   Replica& r = d.replicas[space];
-  if (!r.in_lru) return;
-  (r.lru_prev ? r.lru_prev->replicas[space].lru_next : s.head) = r.lru_next;
-  (r.lru_next ? r.lru_next->replicas[space].lru_prev : s.tail) = r.lru_prev;
-  r.lru_prev = r.lru_next = nullptr;
-  r.in_lru = false;
+  if (r.in_lru) unlink(s.head, s.tail, d, space);
 }
 
 // ---- host side --------------------------------------------------------------------------------
@@ -478,12 +480,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
           for (int o = 0; o < spaces(); ++o)
             if (o != space && valid(d->replicas[o].state)) elsewhere = true;
           if (pass == 0 && (!valid(r.state) || elsewhere)) {
-            r.lru_prev ? (void)(r.lru_prev->replicas[space].lru_next = r.lru_next)
-                       : (void)(s.head = r.lru_next);
-            r.lru_next ? (void)(r.lru_next->replicas[space].lru_prev = r.lru_prev)
-                       : (void)(s.tail = r.lru_prev);
-            r.lru_prev = r.lru_next = nullptr;
-            r.in_lru = false;
+            unlink(s.head, s.tail, *d, space);
             memory(space).free(r.block, d->bytes());
             r.block = nullptr;
             r.state = Msi::Invalid;

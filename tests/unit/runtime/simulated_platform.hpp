@@ -43,10 +43,12 @@ inline Codelet noop_codelet(const char* name, bool device) {
 }
 
 /// The tiled Cholesky graph (lower, right-looking) on an nt x nt grid; gemm has a device
-/// implementation, the others run on CPUs.
-inline void submit_noop_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt) {
-  Codelet potrf = noop_codelet("potrf", false), trsm = noop_codelet("trsm", false),
-          syrk = noop_codelet("syrk", false), gemm = noop_codelet("gemm", true);
+/// implementation, the others run on CPUs unless `all_on_device` (what `conveyor cholesky
+/// --platform` runs).
+inline void submit_noop_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt,
+                                 bool all_on_device = false) {
+  Codelet potrf = noop_codelet("potrf", all_on_device), trsm = noop_codelet("trsm", all_on_device),
+          syrk = noop_codelet("syrk", all_on_device), gemm = noop_codelet("gemm", true);
   for (std::size_t k = 0; k < nt; ++k) {
     rt.submit(potrf, {{a.at(k, k), Access::ReadWrite}});
     for (std::size_t i = k + 1; i < nt; ++i)

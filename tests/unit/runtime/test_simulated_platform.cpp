@@ -255,20 +255,7 @@ SimulatedRun run_device_cholesky(const RuntimeOptions& o, std::size_t nt) {
   Runtime rt(o);
   Data matrix = rt.register_matrix(m.data(), nt * b, nt * b, nt * b, "a");
   TileGrid a = rt.partition(matrix, b, b);
-  Codelet potrf = test::noop_codelet("potrf", true), trsm = test::noop_codelet("trsm", true),
-          syrk = test::noop_codelet("syrk", true), gemm = test::noop_codelet("gemm", true);
-  for (std::size_t k = 0; k < nt; ++k) {
-    rt.submit(potrf, {{a.at(k, k), Access::ReadWrite}});
-    for (std::size_t i = k + 1; i < nt; ++i)
-      rt.submit(trsm, {{a.at(k, k), Access::Read}, {a.at(i, k), Access::ReadWrite}});
-    for (std::size_t j = k + 1; j < nt; ++j) {
-      rt.submit(syrk, {{a.at(j, k), Access::Read}, {a.at(j, j), Access::ReadWrite}});
-      for (std::size_t i = j + 1; i < nt; ++i)
-        rt.submit(gemm, {{a.at(i, k), Access::Read},
-                         {a.at(j, k), Access::Read},
-                         {a.at(i, j), Access::ReadWrite}});
-    }
-  }
+  test::submit_noop_cholesky(rt, a, nt, true);
   rt.wait_all();
   SimulatedRun run{rt.seconds(), rt.stats()};
   rt.unpartition(a);
