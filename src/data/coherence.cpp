@@ -476,10 +476,16 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
           continue;
         }
         if (r.block && r.pins == 0 && !r.writing_back) {
-          bool elsewhere = false;
-          for (int o = 0; o < spaces(); ++o)
-            if (o != space && valid(d->replicas[o].state)) elsewhere = true;
-          if (pass == 0 && (!valid(r.state) || elsewhere)) {
+          int elsewhere = -1;  // another space holding a valid replica
+          for (int o = 0; o < spaces() && elsewhere < 0; ++o)
+            if (o != space && valid(d->replicas[o].state)) elsewhere = o;
+          if (pass == 0 && (!valid(r.state) || elsewhere >= 0)) {
+            // A Modified replica hands its ownership to the Shared copy it leaves: with the host
+            // stale, exactly one replica stays Modified, and copies are taken from that one only.
+            // Otherwise a Shared replica whose own peer copy is still landing could be chosen as
+            // a source and read before it is filled. (Every such copy pins its source, the
+            // Modified one, until its task ends: unpinned here, so the heir has landed.)
+            if (r.state == Msi::Modified) d->replicas[elsewhere].state = Msi::Modified;
             unlink(s.head, s.tail, *d, space);
             memory(space).free(r.block, d->bytes());
             r.block = nullptr;
@@ -495,7 +501,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
               trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
             }
             if (freed >= missing) break;
-          } else if (pass == 1 && valid(r.state) && !elsewhere && !writing_back(*d)) {
+          } else if (pass == 1 && valid(r.state) && elsewhere < 0 && !writing_back(*d)) {
             started.push_back(start_write_back(*d, space, true));
             coming += d->bytes();
             if (freed + coming >= missing) break;

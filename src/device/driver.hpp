@@ -81,7 +81,10 @@ class DeviceDriver {
   /// Memory the device has for replicas, in bytes.
   virtual std::uint64_t memory_bytes() const = 0;
 
-  // Memory; any thread. allocate throws DeviceError when the device refuses.
+  // Memory; any thread. allocate throws DeviceError when the device refuses. deallocate may be
+  // called while work queued on the lane still uses the block (a prefetch whose replica is evicted
+  // before its copy lands): the block must stay valid until that work is done, as cudaFree (which
+  // waits for the device) and clReleaseMemObject (which defers the release) guarantee.
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* block) noexcept = 0;
 

@@ -169,11 +169,6 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
               const DeviceCopy copies[] = {DeviceCopy::HostStaged, DeviceCopy::PeerCopy,
                                            DeviceCopy::PeerDirect};
               c.options.device_copy = copies[rng() % 3];
-              // Peer copies with little memory on simulated devices gave two mismatches in 313
-              // runs (CONVEYOR_DIFF_SEED=8120, coherent/round-robin/4sim/peer-copy/4096B; 8286,
-              // coherent/offload/4sim/peer-copy/no-cpu/4096B); open in issue 11.
-              if (limit > 0 && c.options.device_copy == DeviceCopy::PeerCopy)
-                c.options.device_copy = DeviceCopy::HostStaged;
             }
             // Half of the emulated devices complete work at once, as PoCL may: completions then
             // run on the driver thread inside the runtime's calls.
@@ -350,16 +345,18 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
       EXPECT_LE(s.peak_device_bytes, c.options.device_memory_limit) << c.name;
     }
   }
-  // The small-memory configurations must really have evicted and written back.
+  // The small-memory configurations must really have evicted and written back. (Whether a
+  // prefetch happens depends on the timing of the lanes, so some seeds have none: that prefetches
+  // happen is tested in test_prefetch.cpp.)
   if (!only || !*only) {
     EXPECT_GT(evictions, 0u);
     EXPECT_GT(write_backs, 0u);
-    EXPECT_GT(prefetches, 0u);  // the prefetch configurations really prefetched
   }
   if (std::getenv("CONVEYOR_DIFF_VERBOSE"))
-    std::printf("small device memory: %llu evictions, %llu write-backs\n",
+    std::printf("small device memory: %llu evictions, %llu write-backs; %llu prefetches\n",
                 static_cast<unsigned long long>(evictions),
-                static_cast<unsigned long long>(write_backs));
+                static_cast<unsigned long long>(write_backs),
+                static_cast<unsigned long long>(prefetches));
 }
 
 }  // namespace

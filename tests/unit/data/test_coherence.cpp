@@ -1,6 +1,8 @@
 // MSI transitions of the coherence engine, one step at a time, on an emulated device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <future>
 #include <vector>
 
 #include "data/coherence.hpp"
@@ -10,14 +12,16 @@ namespace conveyor::detail {
 namespace {
 
 struct Fixture {
-  explicit Fixture(Coherence policy, int devices = 1) : stats(names(devices)) {
+  explicit Fixture(Coherence policy, int devices = 1, DeviceCopy copy = DeviceCopy::HostStaged,
+                   std::uint64_t memory_limit = 0)
+      : stats(names(devices)) {
     std::vector<runtime::DeviceDriver*> raw;
     for (int i = 0; i < devices; ++i) {
       emu.push_back(std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i)));
       raw.push_back(emu.back().get());
     }
     engine =
-        std::make_unique<CoherenceEngine>(policy, DeviceCopy::HostStaged, raw, 0, stats, nullptr);
+        std::make_unique<CoherenceEngine>(policy, copy, raw, memory_limit, stats, nullptr);
   }
   static std::vector<std::string> names(int devices) {
     std::vector<std::string> n{"host"};
@@ -125,6 +129,60 @@ TEST(Coherence, HostStagedCopyBetweenDevices) {
   EXPECT_EQ(s.d2h_copies, 1u);
   EXPECT_EQ(s.d2d_copies, 0u);
   f.engine->drop_replicas(d);
+}
+
+// A peer copy's destination is Shared from the moment the copy is enqueued, before it lands. So
+// with the host stale, copies must come from the one Modified replica, and evicting that one
+// without a write-back (a Shared copy is left) must hand it on. Otherwise the host (or a third
+// device) copies from a replica whose own copy has not landed: garbage.
+TEST(Coherence, EvictingTheModifiedReplicaHandsItOnToASharedCopy) {
+  constexpr std::size_t n = 8;
+  Fixture f(Coherence::Coherent, 3, DeviceCopy::PeerCopy, n * sizeof(int));  // one vector each
+  std::vector<int> v(n, 1), w(n, 2);
+  DataState d, e;
+  f.setup(d, v);
+  f.setup(e, w);
+  auto write_on = [&](DataState& x, int space, int value) {
+    int* b = static_cast<int*>(f.engine->prepare_on_device(x, space, Access::Write, &peer));
+    f.emu[space - 1]->sync();
+    std::fill(b, b + n, value);
+    f.engine->finish_on_device(x, space, Access::Write);
+    f.engine->unpin(x, space);
+  };
+  write_on(d, 2, 7);
+  EXPECT_EQ(f.states(d), "IIMI");
+  // Read on device 3: a peer copy from device 2, which stays pinned until that task ends.
+  f.engine->prepare_on_device(d, 3, Access::Read, &peer);
+  EXPECT_EQ(peer, 2);
+  f.emu[2]->sync();
+  f.engine->finish_on_device(d, 3, Access::Read);
+  f.engine->unpin(d, 3);
+  f.engine->unpin_peer_source(d, peer);
+  EXPECT_EQ(f.states(d), "IIMS");
+  // e needs device 2's room: d is clean there in the sense that device 3 holds it, so it is
+  // dropped without a copy, and device 3's replica becomes the Modified one.
+  write_on(e, 2, 9);
+  EXPECT_EQ(f.states(d), "IIIM");
+  EXPECT_EQ(f.counts().write_backs, 0u);
+
+  // Device 1 reads d, its lane held: the copy from device 3 is queued, not landed.
+  std::promise<void> go;
+  f.emu[0]->hold(go.get_future().share());
+  f.engine->prepare_on_device(d, 1, Access::Read, &peer);
+  EXPECT_EQ(peer, 3);
+  EXPECT_EQ(f.states(d), "ISIM");
+  // The host reads d now: from device 3 (Modified), not from device 1 (not filled yet).
+  f.engine->fetch_to_host(d);
+  EXPECT_EQ(v, std::vector<int>(n, 7));
+  go.set_value();
+  f.emu[0]->sync();
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.engine->unpin(d, 1);
+  f.engine->unpin_peer_source(d, peer);
+  f.engine->drop_replicas(d);
+  f.engine->drop_replicas(e);
+  EXPECT_EQ(v, std::vector<int>(n, 7));
+  EXPECT_EQ(w, std::vector<int>(n, 9));
 }
 
 TEST(Coherence, NaiveCopiesAroundEveryDeviceTask) {

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,9 +58,12 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     allocations_++;
     return std::calloc(bytes, 1);
   }
+  // On the lane, as clReleaseMemObject releases only once the commands using the block are done
+  // (cudaFree waits for the device): a copy still queued into it (a prefetch whose replica was
+  // evicted before it landed) must not write into freed memory.
   void deallocate(void* block) noexcept override {
     frees_++;
-    std::free(block);
+    push([block] { std::free(block); });
   }
 
   bool pin_host(void* ptr, std::size_t bytes) override {
@@ -147,6 +151,12 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     });
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return done; });
+  }
+
+  /// Holds the lane until `go` is ready: what is enqueued meanwhile has not run (a copy still on
+  /// its way). Not for inline lanes.
+  void hold(std::shared_future<void> go) {
+    push([go] { go.wait(); });
   }
 
   std::atomic<bool> fail_allocations_{false};
