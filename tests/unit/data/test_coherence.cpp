@@ -20,8 +20,7 @@ struct Fixture {
       emu.push_back(std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i)));
       raw.push_back(emu.back().get());
     }
-    engine =
-        std::make_unique<CoherenceEngine>(policy, copy, raw, memory_limit, stats, nullptr);
+    engine = std::make_unique<CoherenceEngine>(policy, copy, raw, memory_limit, stats, nullptr);
   }
   static std::vector<std::string> names(int devices) {
     std::vector<std::string> n{"host"};
