@@ -107,11 +107,25 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
 CoherenceEngine::~CoherenceEngine() {
   // The callbacks of write-backs still landing use this engine.
   std::unique_lock lock(pending_mutex_);
-  if (clock_ && pending_ > 0) {  // they land only when virtual time moves
-    pending_dozing_ = true;
-    clock_->running(-1);
+  if (!clock_) {
+    pending_cv_.wait(lock, [&] { return pending_ == 0; });
+    return;
   }
-  pending_cv_.wait(lock, [&] { return pending_ == 0; });
+  if (pending_ == 0) return;
+  bool dozing = true;  // they land only when virtual time moves
+  pending_dozing_ = &dozing;
+  doze(pending_cv_, lock, dozing);
+}
+
+void CoherenceEngine::doze(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                           bool& dozing) {
+  // Stops running until a landing clears the flag and wakes this thread, then runs on its turn
+  // (with `lock` released meanwhile: the thread whose turn it is may need it).
+  clock_->running(-1);
+  cv.wait(lock, [&] { return !dozing; });
+  lock.unlock();
+  clock_->take_turn(&dozing);
+  lock.lock();
 }
 
 DeviceMemory& CoherenceEngine::memory(int space) { return *spaces_[space - 1]->memory; }
@@ -149,16 +163,15 @@ void CoherenceEngine::forget(DataState& d, int space) {
 void CoherenceEngine::await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock) {
   // A write-back lands in the user's memory: nobody reads or writes that memory before it has.
   // On a virtual clock the copy lands only once virtual time moves, so this thread stops running
-  // while it waits; on_write_back counts it running again before waking it.
+  // while it waits; on_write_back wakes it for its turn.
   while (writing_back(d)) {
     if (!clock_) {
       d.moved.wait(lock);
       continue;
     }
-    std::uint64_t landed = d.landed;
-    ++d.dozing;
-    clock_->running(-1);
-    d.moved.wait(lock, [&] { return d.landed != landed; });
+    bool dozing = true;
+    d.dozing.push_back(&dozing);
+    doze(d.moved, lock, dozing);
   }
 }
 
@@ -588,9 +601,11 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       d.replicas[kHostSpace].state = Msi::Shared;
       if (r.state == Msi::Modified) r.state = Msi::Shared;
     }
-    ++d.landed;
-    if (d.dozing > 0) self.clock_->running(d.dozing);  // before they are woken
-    d.dozing = 0;
+    for (bool* dozing : d.dozing) {  // counted running and queued for the turn before they wake
+      *dozing = false;
+      self.clock_->wake(dozing);
+    }
+    d.dozing.clear();
     d.moved.notify_all();
   }
   if (self.trace_)
@@ -606,8 +621,11 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
   }
   std::lock_guard lock(self.pending_mutex_);
   if (--self.pending_ > 0) return;
-  if (self.pending_dozing_) self.clock_->running(+1);
-  self.pending_dozing_ = false;
+  if (bool* dozing = self.pending_dozing_) {
+    *dozing = false;
+    self.clock_->wake(dozing);
+  }
+  self.pending_dozing_ = nullptr;
   self.pending_cv_.notify_all();
 }
 

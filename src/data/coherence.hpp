@@ -124,6 +124,8 @@ class CoherenceEngine {
   struct Space;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
+  /// On the virtual clock: waits on `cv` until a landing clears `dozing` (see on_write_back).
+  void doze(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, bool& dozing);
   int reserve_locked(DataState& d, int space, Access mode);
   /// Frees replicas now and starts write-backs (queued in the space's `started`, enqueued by
   /// reserve_on_device once no data lock is held).
@@ -152,7 +154,7 @@ class CoherenceEngine {
   mutable std::mutex pending_mutex_;  // write-backs in flight, all spaces
   std::condition_variable pending_cv_;
   int pending_ = 0;
-  bool pending_dozing_ = false;  ///< the destructor waits on a virtual clock
+  bool* pending_dozing_ = nullptr;  ///< the destructor waits on a virtual clock: its flag
 };
 
 }  // namespace conveyor::detail

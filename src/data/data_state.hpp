@@ -70,10 +70,9 @@ struct DataState {
 
   std::mutex mutex;               ///< guards replicas
   std::condition_variable moved;  ///< a write-back landed (with `mutex`)
-  /// On a virtual clock: threads waiting on `moved` that stopped running (the one landing the
-  /// copy counts them running again), and the write-backs landed so far (guarded by `mutex`).
-  int dozing = 0;
-  std::uint64_t landed = 0;
+  /// On a virtual clock: the threads waiting on `moved`, which stopped running; the one landing
+  /// the copy clears their flag and wakes them for their turn, in this order (guarded by `mutex`).
+  std::vector<bool*> dozing;
   std::vector<Replica> replicas;
   std::uint64_t version = 0;  ///< bumped by every write (guarded by `mutex`)
 

@@ -206,6 +206,46 @@ TEST(SimulatedPlatform, RunsKernelsForRealWhenAsked) {
   std::remove(path.c_str());
 }
 
+// Room for one vector: when a's task ends, b's task evicts a (its write-back goes on a slow link)
+// before the host, woken by the same completion, takes its turn and reads a. The host thread waits
+// for the copy in virtual time and then runs on its turn: the value arrives, and the run ends at
+// the same virtual time every time.
+TEST(SimulatedPlatform, TheHostWaitsForAWriteBackInVirtualTime) {
+  test::ScratchDir dir;
+  std::string path = dir.path("one.json");
+  std::ofstream(path) << test::switch_platform(1, /*gbs=*/0.001);  // copies outlast kernels
+  RuntimeOptions o = simulated_options(path, "offload", {"set"}, 1);
+  o.platform_run_kernels = true;
+  o.device_memory_limit = 64 * sizeof(int);
+  Codelet set("set");  // x = value
+  auto fn = [](const TaskContext& t) {
+    std::fill(t.data<int>(0), t.data<int>(0) + t.buffer(0).rows, t.args<int>());
+  };
+  set.cpu(fn).cuda(fn);
+  double first = 0;
+  for (int run = 0; run < 3; ++run) {
+    Runtime rt(o);
+    std::vector<int> a(64, 0), b(64, 0);
+    Data da = rt.register_vector(a.data(), a.size(), "a");
+    Data db = rt.register_vector(b.data(), b.size(), "b");
+    int five = 5, seven = 7;
+    rt.submit(set, {{da, Access::Write}}, 0, {}, std::as_bytes(std::span(&five, 1)));
+    rt.submit(set, {{db, Access::Write}}, 0, {}, std::as_bytes(std::span(&seven, 1)));
+    {
+      HostAccess h = rt.acquire(da, Access::Read);
+      EXPECT_EQ(a, std::vector<int>(64, 5));
+    }
+    rt.wait_all();
+    EXPECT_EQ(b, std::vector<int>(64, 7));
+    RuntimeStats s = rt.stats();
+    EXPECT_EQ(s.write_backs, 1u);  // a, to make room for b
+    if (run == 0) first = rt.seconds();
+    EXPECT_EQ(rt.seconds(), first);
+    rt.unregister(da);
+    rt.unregister(db);
+  }
+}
+
 TEST(SimulatedPlatform, AMissingModelFailsTheTaskWithItsName) {
   std::string path = test::write_platform_file(R"({"name": "nomodel", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:0"], "gbs": 1}]})");
@@ -249,13 +289,14 @@ struct SimulatedRun {
 
 // The tiled Cholesky with every codelet on the devices too (what `conveyor cholesky --platform`
 // runs), kernels doing nothing.
-SimulatedRun run_device_cholesky(const RuntimeOptions& o, std::size_t nt) {
+SimulatedRun run_device_cholesky(const RuntimeOptions& o, std::size_t nt,
+                                 bool all_on_device = true) {
   constexpr std::size_t b = 64;
   std::vector<double> m(nt * b * nt * b, 1.0);
   Runtime rt(o);
   Data matrix = rt.register_matrix(m.data(), nt * b, nt * b, nt * b, "a");
   TileGrid a = rt.partition(matrix, b, b);
-  test::submit_noop_cholesky(rt, a, nt, true);
+  test::submit_noop_cholesky(rt, a, nt, all_on_device);
   rt.wait_all();
   SimulatedRun run{rt.seconds(), rt.stats()};
   rt.unpartition(a);
@@ -281,6 +322,29 @@ TEST(SimulatedPlatform, MultiDeviceRunsAreDeterministic) {
       ASSERT_EQ(run.stats.workers.size(), first.stats.workers.size());
       for (std::size_t w = 0; w < run.stats.workers.size(); ++w)
         EXPECT_EQ(run.stats.workers[w].tasks, first.stats.workers[w].tasks) << scheduler;
+    }
+  }
+}
+
+// The same with room for 6 tiles per device and the factorisation's other codelets on the host:
+// host tasks wait for write-backs (evictions and early ones) to land, and take their turn after.
+TEST(SimulatedPlatform, RunsWithWriteBacksAreDeterministic) {
+  test::ScratchDir dir;
+  std::string path = two_switch_platform(dir);
+  for (const char* scheduler : {"round-robin", "model"}) {
+    RuntimeOptions o = simulated_options(path, scheduler, {"gemm"}, 4);
+    o.device_copy = DeviceCopy::PeerCopy;
+    o.device_memory_limit = 6 * 64 * 64 * sizeof(double);
+    o.early_write_back = true;
+    SimulatedRun first = run_device_cholesky(o, 10, false);
+    EXPECT_GT(first.stats.write_backs, 0u) << scheduler;
+    for (int again = 0; again < 3; ++again) {
+      SimulatedRun run = run_device_cholesky(o, 10, false);
+      EXPECT_EQ(run.seconds, first.seconds) << scheduler;
+      EXPECT_EQ(run.stats.h2d_copies, first.stats.h2d_copies) << scheduler;
+      EXPECT_EQ(run.stats.d2h_copies, first.stats.d2h_copies) << scheduler;
+      EXPECT_EQ(run.stats.d2d_copies, first.stats.d2d_copies) << scheduler;
+      EXPECT_EQ(run.stats.write_backs, first.stats.write_backs) << scheduler;
     }
   }
 }
