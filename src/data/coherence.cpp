@@ -339,7 +339,7 @@ void CoherenceEngine::finish_on_device(DataState& d, int space, Access mode) {
 }
 
 bool CoherenceEngine::valid_in(DataState& d, int space) {
-  std::lock_guard lock(d.mutex);
+  // Without the data's lock (MsiCell): schedulers ask under the runtime's lock.
   return valid(d.replicas[space].state);
 }
 

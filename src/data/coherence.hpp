@@ -94,7 +94,8 @@ class CoherenceEngine {
   /// `space`'s worker. Under the runtime's graph lock; eviction reads the count as a hint.
   static void note_queued(DataState& d, int space, int delta);
 
-  /// Whether `space` holds a valid replica of the data. Any thread (takes the data's lock).
+  /// Whether `space` holds a valid replica of the data. Any thread, without the data's lock: a
+  /// snapshot that may change at once (schedulers ask it under the runtime's lock).
   bool valid_in(DataState& d, int space);
   /// Bytes that a task using the data with `mode` in `space` would have to copy there first (0 when
   /// it does not read it or the replica there is valid; naive copies every input). Any thread.

@@ -26,9 +26,29 @@ enum class Msi : std::uint8_t { Invalid, Shared, Modified };
 inline bool valid(Msi s) { return s != Msi::Invalid; }
 const char* to_string(Msi s);
 
+/// A replica's state: written under the data's lock, read without it by schedulers, which only
+/// estimate where data is and must never wait for a data lock while they hold the runtime's (a
+/// thread holding a data lock may be inside a blocking copy that needs a completion callback, and
+/// callbacks take the runtime's lock). Relaxed: exact answers are taken under the data's lock.
+class MsiCell {
+ public:
+  MsiCell(Msi s = Msi::Invalid) : v_(s) {}  // NOLINT: converts from Msi like the plain enum did
+  MsiCell(const MsiCell& o) : v_(o.load()) {}
+  MsiCell& operator=(const MsiCell& o) { return *this = o.load(); }
+  MsiCell& operator=(Msi s) {
+    v_.store(s, std::memory_order_relaxed);
+    return *this;
+  }
+  operator Msi() const { return load(); }  // NOLINT
+  Msi load() const { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<Msi> v_;
+};
+
 struct Replica {
   void* block = nullptr;  ///< device allocation (cl_mem, device pointer); the user's memory on host
-  Msi state = Msi::Invalid;
+  MsiCell state = Msi::Invalid;
   int pins = 0;  ///< tasks in flight using the block; a pinned block is never evicted
   /// An eviction's copy home is on the device's lane: the block stays until it has landed, and
   /// the host is not valid before (host users wait on DataState::moved).

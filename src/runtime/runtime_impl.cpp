@@ -709,10 +709,10 @@ void Runtime::Impl::device_loop(Worker& w) {
       collect_timings(w, done);
       lock.lock();
       early.clear();
+      if (options_.early_write_back) begin_early_write_backs(w, done, lock, early);
       for (Slot* s : done) {
         bool ok = s->error.empty();
         if (!ok) record_failure(s->task, w.driver->id(), s->error);
-        if (ok && options_.early_write_back) find_early_write_backs(w, *s->task, early);
         complete(s->task, !ok);
         s->task = nullptr;
         s->error.clear();
@@ -800,15 +800,29 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   return looked;
 }
 
-void Runtime::Impl::find_early_write_backs(Worker& w, const Task& t,
-                                           std::vector<detail::CoherenceEngine::WriteBack*>& out) {
-  // Under mutex_: the graph says whether a task submitted after this one uses the data (it is
-  // still its last writer, or a later task reads or writes it).
-  for (const auto& a : t.accesses) {
-    const detail::DataState& d = *a.data;
-    if (!writes(a.mode) || d.last_writer != &t || !d.readers.empty()) continue;
-    if (auto* wb = coherence_->begin_early_write_back(*a.data, w.desc.space)) out.push_back(wb);
+void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>& done,
+                                            std::unique_lock<std::mutex>& lock,
+                                            std::vector<detail::CoherenceEngine::WriteBack*>& out) {
+  // Under mutex_: the graph says whether a task submitted after one of these uses the data (it
+  // is still its last writer, or a later task reads or writes it).
+  w.early_list.clear();
+  for (Slot* s : done) {
+    if (!s->error.empty()) continue;
+    for (const auto& a : s->task->accesses) {
+      const detail::DataState& d = *a.data;
+      if (writes(a.mode) && d.last_writer == s->task && d.readers.empty())
+        w.early_list.push_back(a.data);
+    }
   }
+  if (w.early_list.empty()) return;
+  // The copies start without mutex_: begin_early_write_back takes the data's lock, whose holder
+  // may be inside a blocking copy that waits for a completion callback, which takes mutex_. The
+  // tasks are not completed yet, so their data cannot be unregistered meanwhile; a task submitted
+  // meanwhile that uses the data only makes the copy unneeded (or stale: it then lands as such).
+  lock.unlock();
+  for (detail::DataState* d : w.early_list)
+    if (auto* wb = coherence_->begin_early_write_back(*d, w.desc.space)) out.push_back(wb);
+  lock.lock();
 }
 
 Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {

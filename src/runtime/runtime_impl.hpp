@@ -94,6 +94,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<int> reservations;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
     std::vector<detail::DataState*> prefetch_list;  ///< reused by prefetch_queued
+    std::vector<detail::DataState*> early_list;     ///< reused by begin_early_write_backs
   };
 
   void start_workers();
@@ -111,10 +112,12 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// fit now (those made resident stay pinned, w.prepared says how many); call again later.
   Launch launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
-  /// Under mutex_, before complete(t): the data `t` wrote that no later task uses, marked for an
-  /// early write-back (RuntimeOptions::early_write_back) to be enqueued once the lock is released.
-  void find_early_write_backs(Worker& w, const runtime::Task& t,
-                              std::vector<detail::CoherenceEngine::WriteBack*>& out);
+  /// Under mutex_ (released meanwhile), before the tasks of `done` are completed: the data they
+  /// wrote that no later task uses, marked for an early write-back
+  /// (RuntimeOptions::early_write_back) to be enqueued by the caller without the lock.
+  void begin_early_write_backs(Worker& w, const std::vector<Slot*>& done,
+                               std::unique_lock<std::mutex>& lock,
+                               std::vector<detail::CoherenceEngine::WriteBack*>& out);
   /// RuntimeOptions::prefetch, driver thread with mutex_ held (released while copying): starts the
   /// copies in of the next tasks in the worker's own queue not looked at yet, so that the queue
   /// holds at most device_tasks_in_flight such tasks ahead. Returns whether it looked at any.
