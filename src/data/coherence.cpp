@@ -107,11 +107,11 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
 CoherenceEngine::~CoherenceEngine() {
   // The callbacks of write-backs still landing use this engine.
   std::unique_lock lock(pending_mutex_);
+  if (pending_ == 0) return;
   if (!clock_) {
     pending_cv_.wait(lock, [&] { return pending_ == 0; });
     return;
   }
-  if (pending_ == 0) return;
   bool dozing = true;  // they land only when virtual time moves
   pending_dozing_ = &dozing;
   doze(pending_cv_, lock, dozing);
@@ -126,6 +126,11 @@ void CoherenceEngine::doze(std::condition_variable& cv, std::unique_lock<std::mu
   lock.unlock();
   clock_->take_turn(&dozing);
   lock.lock();
+}
+
+void CoherenceEngine::rouse(bool* dozing) {
+  *dozing = false;
+  clock_->wake(dozing);  // counted running and queued for the turn before it wakes
 }
 
 DeviceMemory& CoherenceEngine::memory(int space) { return *spaces_[space - 1]->memory; }
@@ -601,10 +606,7 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       d.replicas[kHostSpace].state = Msi::Shared;
       if (r.state == Msi::Modified) r.state = Msi::Shared;
     }
-    for (bool* dozing : d.dozing) {  // counted running and queued for the turn before they wake
-      *dozing = false;
-      self.clock_->wake(dozing);
-    }
+    for (bool* dozing : d.dozing) self.rouse(dozing);
     d.dozing.clear();
     d.moved.notify_all();
   }
@@ -621,10 +623,7 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
   }
   std::lock_guard lock(self.pending_mutex_);
   if (--self.pending_ > 0) return;
-  if (bool* dozing = self.pending_dozing_) {
-    *dozing = false;
-    self.clock_->wake(dozing);
-  }
+  if (self.pending_dozing_) self.rouse(self.pending_dozing_);
   self.pending_dozing_ = nullptr;
   self.pending_cv_.notify_all();
 }

@@ -127,6 +127,8 @@ class CoherenceEngine {
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
   /// On the virtual clock: waits on `cv` until a landing clears `dozing` (see on_write_back).
   void doze(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, bool& dozing);
+  /// Ends a doze: clears the flag and wakes its thread for its turn (under the waiter's mutex).
+  void rouse(bool* dozing);
   int reserve_locked(DataState& d, int space, Access mode);
   /// Frees replicas now and starts write-backs (queued in the space's `started`, enqueued by
   /// reserve_on_device once no data lock is held).
