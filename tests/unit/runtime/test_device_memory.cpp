@@ -267,8 +267,7 @@ TEST(DeviceMemorySimulated, OneDeviceWithRoomForAFewBuffers) {
 }
 
 TEST(DeviceMemorySimulated, FourDevicesWithRoomForAFewBuffers) {
-  // Not peer-copy yet: the differential test saw one mismatch with it (see there).
-  for (DeviceCopy copy : {DeviceCopy::HostStaged, DeviceCopy::PeerDirect}) {
+  for (DeviceCopy copy : {DeviceCopy::HostStaged, DeviceCopy::PeerCopy, DeviceCopy::PeerDirect}) {
     SCOPED_TRACE(to_string(copy));
     run_on_simulated_platform(4, copy);
   }
