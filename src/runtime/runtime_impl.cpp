@@ -826,29 +826,18 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
 }
 
 Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
-  constexpr int kNotReserved = detail::CoherenceEngine::kNotReserved;
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
   auto& buffers = detail::TaskContextAccess::buffers(ctx);
-  // Unpins what the task has reserved: everything, or only peers' replicas (peer-direct).
-  auto release = [&](bool peers_only) {
-    for (std::size_t i = 0; i < w.reservations.size(); ++i) {
-      int& reservation = w.reservations[i];
-      if (reservation == kNotReserved || (peers_only && reservation <= 0)) continue;
-      coherence_->unpin(*t->accesses[i].data, space, reservation);
-      reservation = kNotReserved;
-    }
-  };
   auto unpin_all = [&] {
-    release(false);
+    for (std::size_t i = 0; i < w.prepared; ++i)
+      coherence_->unpin(*t->accesses[i].data, space, w.reservations[i]);
     for (auto& [d, source] : w.peer_pins) coherence_->unpin_peer_source(*d, source);
     w.peer_pins.clear();
-    w.reserving = false;
+    w.prepared = 0;
   };
   try {
-    if (!w.reserving) {
-      w.reservations.assign(t->accesses.size(), kNotReserved);
-      w.reserving = true;
+    if (w.prepared == 0) {
       t->worker = w.index;
       buffers.resize(t->accesses.size());
       // The one case waiting cannot help: the task's own buffers exceed the device.
@@ -862,18 +851,18 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
             t->accesses.size(), t->accesses.size() == 1 ? "" : "s", format_bytes(need),
             w.driver->id(), format_bytes(limit)));
     }
-    // Room for every buffer first, then the copies. A task that must wait keeps the room it has
-    // here but lets go of peers' replicas: held while it waits, they could hold a peer's waiting
-    // task in turn (its room counts them), and that task could hold this one's.
-    for (std::size_t i = 0; i < t->accesses.size(); ++i) {
-      if (w.reservations[i] != kNotReserved) continue;
-      const TaskAccess& a = t->accesses[i];
+    // Room for every buffer first (the task may wait here, holding what it has), then the copies.
+    // Under peer-direct what it holds includes the peers' replicas it reads in place. Waiting
+    // tasks cannot hold each other for ever that way: once the tasks in flight end, a task still
+    // waits only if other devices' waiting tasks pin more of its device than its own peer reads
+    // take (its buffers together fit the limit), which cannot hold on every device at once.
+    // (Letting go of them while waiting was tried: the waiting tasks kept waking each other.)
+    w.reservations.resize(t->accesses.size());
+    for (; w.prepared < t->accesses.size(); ++w.prepared) {
+      const TaskAccess& a = t->accesses[w.prepared];
       int reservation = coherence_->reserve_on_device(*a.data, space, a.mode);
-      if (reservation == detail::CoherenceEngine::kNoRoom) {
-        release(true);
-        return Launch::Blocked;
-      }
-      w.reservations[i] = reservation;
+      if (reservation == detail::CoherenceEngine::kNoRoom) return Launch::Blocked;
+      w.reservations[w.prepared] = reservation;
     }
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
       const TaskAccess& a = t->accesses[i];
@@ -897,7 +886,7 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
     slot->peer_pins.swap(w.peer_pins);
     slot->reservations.swap(w.reservations);
     w.peer_pins.clear();
-    w.reserving = false;
+    w.prepared = 0;
     w.driver->notify(&Impl::on_device_done, slot);
     return Launch::Started;
   } catch (const std::exception& e) {

@@ -85,13 +85,13 @@ class Runtime::Impl final : public detail::CompletionSink {
     double busy_since = 0;  // now_s() when in_flight became 1
     std::vector<runtime::TimedOp> timed;
     // Memory-aware dispatch (driver thread, except memory_events: mutex_). The task whose
-    // buffers did not fit waits here, keeping the room it has already reserved on this device
-    // (pinned), until completions or write-backs make room; no other task starts meanwhile, so
-    // the two cannot keep evicting each other's buffers.
+    // buffers did not fit waits here, keeping the replicas it has already made resident (pinned),
+    // until completions or write-backs make room; no other task starts meanwhile, so the two
+    // cannot keep evicting each other's buffers.
     runtime::Task* waiting = nullptr;
-    bool reserving = false;  ///< `reservations` are those of `waiting` (or the task launching)
+    std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) reserved
     std::vector<std::pair<detail::DataState*, int>> peer_pins;
-    std::vector<int> reservations;    ///< per access; CoherenceEngine::kNotReserved until reserved
+    std::vector<int> reservations;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
     std::vector<detail::DataState*> prefetch_list;  ///< reused by prefetch_queued
     std::vector<detail::DataState*> early_list;     ///< reused by begin_early_write_backs
@@ -109,7 +109,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   void finish_deferred(void* task, const char* error) noexcept override;
   enum class Launch { Started, Failed, Blocked };
   /// Prepares and enqueues a device task. Failed has been recorded; Blocked: its buffers do not
-  /// fit now (its room here stays reserved in w.reservations); call again later.
+  /// fit now (those made resident stay pinned, w.prepared says how many); call again later.
   Launch launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
   /// Under mutex_ (released meanwhile), before the tasks of `done` are completed: the data they
