@@ -7,7 +7,6 @@
 // Seedable: CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIFF_GRAPHS=<n> sets the number of
 // graphs (default 4000). A failure prints the seed, the configuration and the graph;
 // CONVEYOR_DIFF_ONLY=<configuration> then runs that configuration alone, on the same graphs.
-#include <CL/cl.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/device_codelets.hpp"  // OpenCL calls looked up in the process
 #include "unit/runtime/emulated_device.hpp"
 #include "unit/runtime/simulated_platform.hpp"
 
@@ -76,7 +76,7 @@ __kernel void op(__global uint* o, uint orows, uint ocount, uint rw, uint salt,
 void op_on_opencl(const TaskContext& t) {
   OpArgs a = t.args<OpArgs>();
   auto k = static_cast<cl_kernel>(t.opencl_kernel());
-  auto set = [&](cl_uint i, const auto& v) { clSetKernelArg(k, i, sizeof v, &v); };
+  auto set = [&](cl_uint i, const auto& v) { test::set_arg(k, i, sizeof v, &v); };
   const Buffer& out = t.buffer(0);
   u32 count = static_cast<u32>(out.rows * out.cols);
   set(0, t.opencl_mem(0));
@@ -96,8 +96,9 @@ void op_on_opencl(const TaskContext& t) {
   // A fixed work-group size: PoCL compiles one kernel variant per local size it picks, and random
   // lengths would make it pick many.
   std::size_t local = 16, global = (count + local - 1) / local * local;
-  cl_int err = clEnqueueNDRangeKernel(static_cast<cl_command_queue>(t.opencl_queue()), k, 1,
-                                      nullptr, &global, &local, 0, nullptr, nullptr);
+  static auto* enqueue = test::cl_entry<decltype(clEnqueueNDRangeKernel)>("clEnqueueNDRangeKernel");
+  cl_int err = enqueue(static_cast<cl_command_queue>(t.opencl_queue()), k, 1, nullptr, &global,
+                       &local, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) throw DeviceError("op: clEnqueueNDRangeKernel failed");
 }
 
