@@ -95,11 +95,8 @@ void op_on_opencl(const TaskContext& t) {
   set(11, reads);
   // A fixed work-group size: PoCL compiles one kernel variant per local size it picks, and random
   // lengths would make it pick many.
-  std::size_t local = 16, global = (count + local - 1) / local * local;
-  static auto* enqueue = test::cl_entry<decltype(clEnqueueNDRangeKernel)>("clEnqueueNDRangeKernel");
-  cl_int err = enqueue(static_cast<cl_command_queue>(t.opencl_queue()), k, 1, nullptr, &global,
-                       &local, 0, nullptr, nullptr);
-  if (err != CL_SUCCESS) throw DeviceError("op: clEnqueueNDRangeKernel failed");
+  std::size_t local = 16;
+  test::enqueue_1d(t, (count + local - 1) / local * local, local);
 }
 
 Codelet make_op(const std::string& name) {

@@ -45,12 +45,14 @@ inline void set_arg(cl_kernel k, cl_uint i, std::size_t size, const void* value)
   if (fn(k, i, size, value) != CL_SUCCESS) throw DeviceError("clSetKernelArg failed");
 }
 
-inline void enqueue_1d(const TaskContext& t, std::size_t n) {
+/// Runs the task's kernel over n work-items; `local` 0 lets the driver pick the work-group size
+/// (else n must be a multiple of it).
+inline void enqueue_1d(const TaskContext& t, std::size_t n, std::size_t local = 0) {
   static auto* fn = cl_entry<decltype(clEnqueueNDRangeKernel)>("clEnqueueNDRangeKernel");
   auto k = static_cast<cl_kernel>(t.opencl_kernel());
   std::size_t global = n;
-  cl_int err = fn(static_cast<cl_command_queue>(t.opencl_queue()), k, 1, nullptr, &global, nullptr,
-                  0, nullptr, nullptr);
+  cl_int err = fn(static_cast<cl_command_queue>(t.opencl_queue()), k, 1, nullptr, &global,
+                  local ? &local : nullptr, 0, nullptr, nullptr);
   if (err != CL_SUCCESS) throw DeviceError("clEnqueueNDRangeKernel failed");
 }
 
