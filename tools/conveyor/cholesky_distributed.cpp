@@ -13,6 +13,7 @@
 #include "cholesky/block_size.hpp"
 #include "cholesky/distributed.hpp"
 #include "commands.hpp"
+#include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -28,11 +29,17 @@ int env_int(const char* name, int fallback) {
 }
 
 // "cuda:local" / "opencl:local" name the device whose index is the rank's rank on its node: one
-// rank per GPU without a wrapper script.
+// rank per GPU without a wrapper script. With more ranks on a node than devices of that kind, the
+// ranks share them round-robin (2 ranks on a 1-GPU node both use cuda:0).
 std::vector<std::string> resolve_local_devices(std::vector<std::string> devices, int local_rank) {
-  for (auto& d : devices)
-    if (auto colon = d.find(':'); colon != std::string::npos && d.substr(colon + 1) == "local")
-      d = d.substr(0, colon + 1) + std::to_string(local_rank);
+  for (auto& d : devices) {
+    auto colon = d.find(':');
+    if (colon == std::string::npos || d.substr(colon + 1) != "local") continue;
+    const std::string kind = d.substr(0, colon + 1);
+    int present = 0;
+    for (const auto& device : all_devices()) present += device->info().id.rfind(kind, 0) == 0;
+    d = kind + std::to_string(present > 0 ? local_rank % present : local_rank);
+  }
   return devices;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Small integer codelets with an implementation for every device kind the runtime tests run on:
-// CPU, "cuda" (the emulated device runs them on host pointers; tests skip real CUDA devices), and
-// OpenCL (kernels built from source by the driver). The runtime tests' binary is also built
+// CPU, CUDA (kernels in cuda_test_kernels.cu on a real GPU; the emulated device runs the host code
+// on host pointers), and OpenCL (kernels built from source by the driver). The runtime tests' binary is also built
 // without OpenCL (the sanitizer presets), so the two OpenCL calls are looked up in the process,
 // where the OpenCL backend has loaded them whenever an OpenCL device exists.
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -15,6 +15,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/cuda_test_kernels.hpp"
 
 namespace conveyor::test {
 
@@ -63,7 +64,10 @@ inline Codelet add_one_codelet(const std::string& name = "add_one") {
     int* x = t.data<int>(0);
     for (std::size_t i = 0; i < t.buffer(0).rows; ++i) x[i] += 1;
   };
-  c.cpu(host).cuda(host);
+  c.cpu(host).cuda([host](const TaskContext& t) {
+    if (!cuda::real(t.device())) return host(t);
+    cuda::add_one(t.data<int>(0), t.buffer(0).rows, t.cuda_stream());
+  });
   c.opencl({.source = kIntKernels, .kernel = "add_one"}, [](const TaskContext& t) {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0));
@@ -83,7 +87,11 @@ inline Codelet scale_codelet(const std::string& name = "scale") {
     for (std::size_t j = 0; j < b.cols; ++j)
       for (std::size_t i = 0; i < b.rows; ++i) t.data<int>(0)[i + j * b.ld] *= 2;
   };
-  c.cpu(host).cuda(host);
+  c.cpu(host).cuda([host](const TaskContext& t) {
+    if (!cuda::real(t.device())) return host(t);
+    const Buffer& b = t.buffer(0);
+    cuda::scale(t.data<int>(0), b.rows * b.cols, t.cuda_stream());  // contiguous there
+  });
   c.opencl({.source = kIntKernels, .kernel = "scale"}, [](const TaskContext& t) {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0));
@@ -101,7 +109,10 @@ inline Codelet accumulate_codelet(const std::string& name = "accumulate") {
   auto host = [](const TaskContext& t) {
     for (std::size_t i = 0; i < t.buffer(0).rows; ++i) t.data<int>(1)[i] += t.data<int>(0)[i];
   };
-  c.cpu(host).cuda(host);
+  c.cpu(host).cuda([host](const TaskContext& t) {
+    if (!cuda::real(t.device())) return host(t);
+    cuda::accumulate(t.data<int>(0), t.data<int>(1), t.buffer(0).rows, t.cuda_stream());
+  });
   c.opencl({.source = kIntKernels, .kernel = "accumulate"}, [](const TaskContext& t) {
     auto k = static_cast<cl_kernel>(t.opencl_kernel());
     cl_mem x = static_cast<cl_mem>(t.opencl_mem(0)), y = static_cast<cl_mem>(t.opencl_mem(1));

@@ -20,12 +20,6 @@ namespace {
 
 class DeviceMemoryCache : public test::RuntimePerDevice {
  protected:
-  void SetUp() override {
-    RuntimePerDevice::SetUp();
-    if (IsSkipped()) return;
-    // The test codelets' "cuda" implementations are host code for the emulated device.
-    if (GetParam().rfind("cuda", 0) == 0) GTEST_SKIP() << "the test codelets have no CUDA kernels";
-  }
   /// Everything on the device; room for `buffers` vectors of `n` ints.
   RuntimeOptions options(std::size_t buffers, std::size_t n, int in_flight = 4) const {
     RuntimeOptions o;

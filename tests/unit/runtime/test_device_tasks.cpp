@@ -45,11 +45,6 @@ RuntimeOptions offload_options(Coherence policy) {
 
 class RuntimeDeviceTasksPerDevice : public test::RuntimePerDevice {
  protected:
-  void SetUp() override {
-    RuntimePerDevice::SetUp();
-    if (IsSkipped()) return;
-    if (GetParam().rfind("cuda", 0) == 0) GTEST_SKIP() << "the test codelets have no CUDA kernels";
-  }
   RuntimeOptions options(Coherence policy) const {
     RuntimeOptions o;
     o.cpus = 2;

@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Checks Conveyor's GPU half on a machine with an NVIDIA GPU, in one command: every test of the
+# build (the CUDA-instantiated ones run there instead of skipping), the differential random-graph
+# test on cuda:0 alone and beside CPU workers (with and without a device-memory limit, many seeds,
+# each bounded), compute-sanitizer on the CUDA runtime tests, the C API example on CUDA, a 2-rank
+# MPI Cholesky with cuda:local, and the performance rows of docs/gpu.md, each beside its peer.
+# Writes gpu-check.json (every check and row) and gpu-check.md (the tables) into --out.
+#
+#   scripts/gpu-check.sh [--build DIR] [--out DIR] [--seeds N] [--sections LIST] [--quick]
+#
+#   --build DIR     the build tree (default build/release; a CUDA build, sm_90 by default)
+#   --out DIR       where results go (default gpu-check-results)
+#   --seeds N       differential seeds (default 320; >= 300 in all for the issue's bar)
+#   --sections LIST comma-separated subset of: tests,differential,sanitizer,capi,mpi,stream,probe,
+#                   pipeline,cholesky,hybrid,ooc,overhead,table3,big (default: all)
+#   --quick         small sizes everywhere (a smoke run of the script itself, minutes)
+#
+# Where the machine lacks Conveyor's Debian packages, unpack scripts/gpu-bundle.sh's tarball at the
+# repository root first: this script then finds bundle/ and sets the library paths (docs/gpu.md).
+# Exit status: 0 when every correctness check passed (performance rows are reported, not judged
+# here: docs/results.md compares them with their targets), 1 otherwise, 2 for bad arguments.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+build=build/release out=gpu-check-results seeds=320 sections=all quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --sections) sections=$2; shift 2 ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ "$seeds" =~ ^[0-9]+$ ]] || { echo "gpu-check: --seeds takes a count (got '$seeds')" >&2; exit 2; }
+want() { [ "$sections" = all ] || [[ ",$sections," == *",$1,"* ]]; }
+
+# --- environment: the carried bundle, if any -------------------------------------------------------
+if [ -d bundle ]; then
+  # A library the machine has already is the machine's (as new or newer, and what its own tools
+  # load): set the carried copy aside, but for the ones the build must get as it was built.
+  mkdir -p bundle/lib-set-aside
+  for f in bundle/lib/*; do
+    name=$(basename "$f")
+    [[ "$name" =~ ^lib(openblas|lapack|blas|mpi|open-|pmix|mca_|oshmem|OpenCL|scalapack) ]] && continue
+    ldconfig -p | grep -q "^[[:space:]]*$name " && mv "$f" bundle/lib-set-aside/
+  done
+  export LD_LIBRARY_PATH="$repo/bundle/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PATH="$repo/bundle/bin:$PATH"
+  # Open MPI finds its plugins and help files at the absolute paths it was built for; put them
+  # there where nothing is (never over an existing file).
+  if [ -d bundle/sysroot ] && [ "$(id -u)" = 0 ]; then
+    (cd bundle/sysroot && find . -type f) | while read -r f; do
+      [ -e "/$f" ] || { mkdir -p "$(dirname "/$f")" && cp -a "bundle/sysroot/$f" "/$f"; }
+    done
+    for tool in mpirun mpiexec; do
+      [ -e /usr/bin/$tool ] || ln -s "$repo/bundle/bin/mpirun" /usr/bin/$tool
+    done
+  fi
+  # The tests were built with absolute paths to the source and build trees.
+  src=$(cat bundle/source_dir 2>/dev/null || true)
+  if [ -n "$src" ] && [ "$src" != "$repo" ] && [ ! -e "$src" ]; then
+    mkdir -p "$(dirname "$src")" && ln -s "$repo" "$src"
+  fi
+fi
+# Debian's OpenBLAS 0.3.21 does not know recent Xeons and would pick its Prescott kernels.
+grep -q avx512f /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+export PATH="$PATH:/usr/local/cuda/bin"  # compute-sanitizer
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export XDG_CACHE_HOME="$repo/$out/cache"  # models and calibration of this run only
+
+conveyor=$build/tools/conveyor/conveyor
+cusolver=$build/apps/cholesky_potrf_cusolver
+[ -x "$conveyor" ] || { echo "gpu-check: no conveyor in $build (build it, or unpack the bundle)" >&2; exit 2; }
+command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 ||
+  { echo "gpu-check: no NVIDIA GPU here (nvidia-smi -L failed)" >&2; exit 2; }
+
+rm -rf "$out"
+mkdir -p "$out/logs" "$out/rows" "$XDG_CACHE_HOME"
+checks=$out/checks.jsonl
+touch "$checks"
+jobs=$(nproc)
+
+# check NAME COMMAND...: runs it, logs its output, records pass/fail with its time.
+check() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "== $name: $*" | cut -c1-200
+  "$@" > "$out/logs/$name.log" 2>&1
+  local rc=$?
+  local status=pass
+  [ $rc -eq 0 ] || status=fail
+  printf '{"check": "%s", "status": "%s", "rc": %d, "seconds": %d, "detail": %s}\n' "$name" \
+    "$status" $rc $((SECONDS - t0)) "$(tail -c 600 "$out/logs/$name.log" | python3 -c \
+      'import json,sys; print(json.dumps(sys.stdin.read()))')" >> "$checks"
+  echo "   $status ($((SECONDS - t0)) s)"
+  return $rc
+}
+# row FILE COMMAND...: a performance run whose JSON goes to rows/FILE.
+row() {
+  local file=$1; shift
+  local t0=$SECONDS
+  echo "-- $file: $*" | cut -c1-200
+  "$@" > "$out/rows/$file" 2> "$out/logs/$file.err" || echo "   failed (rc $?): $(tail -n 2 "$out/logs/$file.err")"
+  echo "   ($((SECONDS - t0)) s)"
+}
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader > "$out/gpu.txt"
+"$conveyor" devices --json > "$out/devices.json" 2> /dev/null
+echo "gpu-check on $(cat "$out/gpu.txt"), $(nproc) cores"
+
+# --- correctness -------------------------------------------------------------------------------------
+if want tests; then
+  # The whole suite; its CUDA instances run here. The installed-package test needs a compiler
+  # toolchain with Conveyor's dependencies, which a GPU machine may not have.
+  check ctest ctest --test-dir "$build" -j "$jobs" --timeout 600 --output-on-failure \
+    -E 'external_package' --output-junit "$repo/$out/ctest-junit.xml"
+fi
+
+if want differential; then
+  # Seeds in parallel, each bounded: CONVEYOR_DIFF_MATCH keeps the configurations on cuda:0 (alone,
+  # beside 2 CPU workers; unlimited and with room for a few buffers), on the same graphs per seed.
+  n=$seeds graphs=2000
+  [ $quick = 1 ] && n=16
+  diff_seed() {
+    CONVEYOR_DIFF_MATCH=cuda:0 CONVEYOR_DIFF_SEED=$1 CONVEYOR_DIFF_GRAPHS=$2 \
+      timeout 240 "$3" > "$4/seed-$1.log" 2>&1 && rm -f "$4/seed-$1.log"
+  }
+  export -f diff_seed
+  mkdir -p "$out/logs/differential"
+  check differential bash -c "seq 50000 $((50000 + n - 1)) | xargs -P $jobs -I{} bash -c \
+    'diff_seed {} $graphs $build/tests/conveyor_differential_tests $out/logs/differential || \
+     echo seed {} failed' ; ! ls $out/logs/differential | grep -q . "
+fi
+
+if want sanitizer && command -v compute-sanitizer > /dev/null; then
+  # The CUDA runtime tests (per-device instances on cuda:0, the CUDA backend, the tile kernels).
+  filter='*cuda_0*:Cuda*:*Cuda*'
+  for tool in memcheck racecheck; do
+    check "sanitizer-$tool" timeout 600 compute-sanitizer --tool $tool --error-exitcode 9 \
+      "$build/tests/conveyor_unit_tests" --gtest_filter="$filter" &
+  done
+  wait
+fi
+
+if want capi; then
+  check capi-cuda "$build/examples/example_c_cholesky" --device cuda:0 --tiles 16 --block 64
+fi
+
+if want mpi && command -v mpirun > /dev/null; then
+  check mpi-cuda-local mpirun --oversubscribe --bind-to none -np 2 \
+    --mca btl_vader_single_copy_mechanism none "$conveyor" cholesky --n 4096 --block 256 \
+    --grid 1x2 --devices cpu,cuda:local --offload gemm --cpus 4 --check --json
+fi
+
+# --- performance, each beside its peer ----------------------------------------------------------------
+ns="4096 8192 16384 32768"
+[ $quick = 1 ] && ns="2048 4096"
+if want cholesky; then
+  # The GPU alone, every task on it, against one cuSOLVER potrf host to host (copy in, factorise,
+  # copy out): the default tile and the tiles around it.
+  for n in $ns; do
+    for p in s d; do
+      for b in default 512 1024 2048; do
+        [ $b != default ] && [ $b -ge $n ] && continue
+        blk=(); [ $b != default ] && blk=(--block $b)
+        row "gpu-$n-$p-$b.json" "$conveyor" cholesky --n $n --precision $p "${blk[@]}" \
+          --devices cuda:0 --repeat 3 --json
+      done
+      row "cusolver-$n-$p.json" "$cusolver" $n $p 3 nocheck
+    done
+  done
+fi
+if want hybrid; then
+  # Cores + GPU with the default (model) scheduler against the GPU alone; the models are
+  # calibrated by a first run at each size.
+  for n in $ns; do
+    "$conveyor" cholesky --n $n --devices all --calibrate > "$out/logs/calibrate-$n.log" 2>&1
+    for r in 1 2 3; do
+      trace=(); [ $r = 1 ] && trace=(--trace "$out/rows/all-$n-trace.json")
+      row "all-$n-$r.json" "$conveyor" cholesky --n $n --devices all --json "${trace[@]}"
+      row "cuda-$n-$r.json" "$conveyor" cholesky --n $n --devices cuda:0 --json
+    done
+  done
+fi
+if want ooc; then
+  n=32768; [ $quick = 1 ] && n=4096
+  row "ooc-$n-2GiB.json" "$conveyor" cholesky --n $n --devices cuda:0 --device-memory 2GiB \
+    --repeat 3 --check --json
+  row "incore-$n.json" "$conveyor" cholesky --n $n --devices cuda:0 --repeat 3 --json
+fi
+if want overhead; then
+  # 32 x 32 tiles of 128: 5984 tasks, each a few microseconds of GPU work.
+  row overhead.json "$conveyor" cholesky --n 4096 --block 128 --devices cuda:0 --repeat 3 --json \
+    --trace "$out/rows/overhead-trace.json"
+fi
+if want table3; then
+  n=32768; [ $quick = 1 ] && n=4096
+  row table3.json "$conveyor" cholesky --n $n --block $((n / 32)) --devices cpu,cuda:0 \
+    --offload gemm --coherence naive,coherent --no-warmup --json
+fi
+if want stream; then
+  size=1GiB; [ $quick = 1 ] && size=64MiB
+  for s in 200MiB $size; do
+    row "stream-$s.json" "$conveyor" stream --device cuda:0 --variant both --size $s --json
+    if [ -x peer/cuda-stream ]; then
+      elems=$(( $(numfmt --from=iec ${s%B}) / 8 ))
+      row "babelstream-$s.txt" peer/cuda-stream --arraysize $elems --numtimes 20 --csv
+    fi
+  done
+fi
+want probe && row probe.json "$conveyor" probe --device cuda:0 --json
+want pipeline && row pipeline.json "$conveyor" stream --pipeline cuda:0 --kernels scale,triad,dot \
+  --json
+
+if want big && [ $quick = 0 ]; then
+  check big-65536 timeout 900 "$conveyor" cholesky --n 65536 --devices cuda:0 --check --json
+fi
+
+python3 scripts/gpu_report.py "$out"
+! grep -q '"status": "fail"' "$checks"
