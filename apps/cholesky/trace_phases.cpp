@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conveyor/error.hpp"
-#include "conveyor/report.hpp"
+#include "conveyor/records.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {

@@ -20,6 +20,7 @@
 ///                                           out[i] = x[i] * y[i]; return 0.0; }};
 ///   pipeline.run(mul, {x.data(), y.data(), out.data(), n});
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -39,6 +40,10 @@ namespace conveyor {
 /// count and kernel by run_pipeline_sweep, from the probe's calibration where it has the staging
 /// measurements, else by timing; Pipeline itself accepts All and Split only.
 enum class PipelineStrategy { All, Split, Auto };
+/// Auto chooses staging only when it is predicted (or timed) to beat the plain kernel by this
+/// much: smaller differences are inside the run-to-run noise of a shared machine, and inside the
+/// model's error.
+inline constexpr double kAutoMargin = 1.03;
 std::string_view to_string(PipelineStrategy strategy);
 /// "all", "split", "auto"; throws UsageError otherwise.
 PipelineStrategy parse_pipeline_strategy(std::string_view text);
@@ -161,6 +166,18 @@ struct PipelineSweepOptions {
   /// Strategy auto: time every row even where the model can predict (the rows then carry both).
   bool calibrate = false;
 };
+
+/// What `--strategy auto` reads: the calibration's staging section, or why there is none.
+struct StagingModelSource {
+  std::optional<StagingCalibration> staging;
+  std::string origin;  ///< "FILE (measured DATE)"
+  std::string note;    ///< one line when there is no model: why, and that auto times itself
+};
+/// Reads the probe's calibration at `path` for PipelineSweepOptions::staging_model. A missing file,
+/// a schema-1 file without the staging section, a corrupt or stale file all leave `staging` empty
+/// with one line in `note`; when `given` (the user named the file) a missing, corrupt or stale
+/// file is a UsageError instead.
+StagingModelSource load_staging_model(const std::filesystem::path& path, bool given);
 
 /// One row of the seed's figure 5: `conveyor plot` draws rows with `pipeline` and `speedup`.
 struct PipelineRow {

@@ -124,6 +124,21 @@ struct RuntimeOptions {
   bool platform_run_kernels = false;
 };
 
+/// The runtime devices that `ids` (RuntimeOptions::devices) names, in order: "all" expanded to
+/// every non-CPU device found here, each device once. Throws UsageError for "cpu" (the CPUs are
+/// the runtime's workers: RuntimeOptions::cpus). Tools that take a device list ask this rather
+/// than expanding it themselves.
+std::vector<std::string> expand_devices(const std::vector<std::string>& ids);
+
+/// The scheduler a Runtime made with `options` runs: options.scheduler, or what "auto" chooses
+/// ("offload" when devices and `offload` are given, "model" when devices are, else "eager"; a
+/// simulated platform's devices count as devices).
+std::string resolved_scheduler(const RuntimeOptions& options);
+
+/// How many devices the simulated platform file (RuntimeOptions::platform) has; throws UsageError
+/// with one line when it cannot be read.
+std::size_t platform_device_count(const std::string& platform_file);
+
 /// Copies over one link (an ordered pair of memory spaces).
 struct LinkStats {
   std::string from;  ///< "host", "opencl:0", ...

@@ -61,7 +61,7 @@ struct CoherenceEngine::WriteBack {
   int space = 0;
   std::size_t bytes = 0;
   bool evicting = false;  ///< to make room (counted in Space::landing), else early
-  runtime::HostRegion home;
+  device::HostRegion home;
   const void* block = nullptr;
   double start_us = 0;
 };
@@ -86,9 +86,9 @@ std::string DataState::describe() const {
 }
 
 CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
-                                 std::vector<runtime::DeviceDriver*> drivers,
+                                 std::vector<device::DeviceDriver*> drivers,
                                  std::uint64_t memory_limit, TransferStats& stats,
-                                 runtime::Trace* trace)
+                                 device::Trace* trace)
     : policy_(policy),
       device_copy_(device_copy),
       drivers_(std::move(drivers)),
@@ -197,11 +197,11 @@ void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::m
     if (src < 0 && d.replicas[s].state == Msi::Shared) src = s;
   }
   if (src < 0) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
-  runtime::DeviceDriver& driver = *drivers_[src - 1];
+  device::DeviceDriver& driver = *drivers_[src - 1];
   double start = trace_ ? trace_->now_us() : 0;
   driver.copy_to_host(d.host_region(), d.replicas[src].block);
   if (trace_)
-    trace_->add(src + 1, runtime::kD2hTid, "copy d2h", "transfer", start, trace_->now_us());
+    trace_->add(src + 1, device::kD2hTid, "copy d2h", "transfer", start, trace_->now_us());
   stats_.count_copy(src, kHostSpace, d.bytes());
   d.replicas[kHostSpace].state = Msi::Shared;
   if (d.replicas[src].state == Msi::Modified) d.replicas[src].state = Msi::Shared;
@@ -288,7 +288,7 @@ void* CoherenceEngine::prepare_on_device(DataState& d, int space, Access mode, i
   std::unique_lock lock(d.mutex);
   if (reservation > 0) return d.replicas[reservation].block;  // peer-direct
   Replica& r = d.replicas[space];
-  runtime::DeviceDriver& driver = *drivers_[space - 1];
+  device::DeviceDriver& driver = *drivers_[space - 1];
   bool need_copy = reads(mode) && (policy_ == Coherence::Naive || !valid(r.state));
   if (need_copy) {
     if (!valid(d.replicas[kHostSpace].state)) {
@@ -516,7 +516,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
             stats_.count_eviction(space);
             if (trace_) {
               double now = trace_->now_us();
-              trace_->add(space + 1, runtime::kD2hTid, "evict", "memory", now, now);
+              trace_->add(space + 1, device::kD2hTid, "evict", "memory", now, now);
             }
             if (freed >= missing) break;
           } else if (pass == 1 && valid(r.state) && elsewhere < 0 && !writing_back(*d)) {
@@ -537,7 +537,7 @@ void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*
   // and the callback takes the data's lock. The data cannot go away meanwhile: unregistering it
   // waits for its write-back.
   // Only this driver thread enqueues on the lane, so nothing reaches the block in between.
-  runtime::DeviceDriver& driver = *drivers_[space - 1];
+  device::DeviceDriver& driver = *drivers_[space - 1];
   for (WriteBack* wb : started) {
     try {
       // Unpinned: the tasks that wrote it have completed, so the copy need not wait behind the
@@ -611,7 +611,7 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
     d.moved.notify_all();
   }
   if (self.trace_)
-    self.trace_->add(wb->space + 1, runtime::kD2hTid,
+    self.trace_->add(wb->space + 1, device::kD2hTid,
                      wb->evicting ? "write-back" : "early write-back", "memory", wb->start_us,
                      self.trace_->now_us());
   if (wb->evicting) s.landing.fetch_sub(wb->bytes);

@@ -34,8 +34,8 @@ class CoherenceEngine {
  public:
   /// `drivers[s - 1]` drives device space s.
   CoherenceEngine(Coherence policy, DeviceCopy device_copy,
-                  std::vector<runtime::DeviceDriver*> drivers, std::uint64_t memory_limit,
-                  TransferStats& stats, runtime::Trace* trace);
+                  std::vector<device::DeviceDriver*> drivers, std::uint64_t memory_limit,
+                  TransferStats& stats, device::Trace* trace);
   /// Waits for the write-backs still landing.
   ~CoherenceEngine();
 
@@ -148,11 +148,11 @@ class CoherenceEngine {
 
   Coherence policy_;
   DeviceCopy device_copy_;
-  std::vector<runtime::DeviceDriver*> drivers_;
+  std::vector<device::DeviceDriver*> drivers_;
   std::vector<std::unique_ptr<Space>> spaces_;
   TransferStats& stats_;
-  runtime::Trace* trace_;
-  runtime::VirtualClock* clock_;  ///< a simulated platform's (waits must stop running), else null
+  device::Trace* trace_;
+  device::VirtualClock* clock_;  ///< a simulated platform's (waits must stop running), else null
   std::function<void(int)> wake_;
   mutable std::mutex pending_mutex_;  // write-backs in flight, all spaces
   std::condition_variable pending_cv_;

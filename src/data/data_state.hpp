@@ -104,7 +104,7 @@ struct DataState {
   std::vector<runtime::Task*> readers;  ///< readers since last_writer
 
   std::size_t bytes() const { return rows * cols * elem_size; }
-  runtime::HostRegion host_region() const { return {host, rows * elem_size, cols, ld * elem_size}; }
+  device::HostRegion host_region() const { return {host, rows * elem_size, cols, ld * elem_size}; }
   /// "'x' (vector of 4096 bytes)" for messages.
   std::string describe() const;
 };

@@ -7,7 +7,7 @@
 
 namespace conveyor::detail {
 
-DeviceMemory::DeviceMemory(runtime::DeviceDriver& driver, int space, std::uint64_t limit,
+DeviceMemory::DeviceMemory(device::DeviceDriver& driver, int space, std::uint64_t limit,
                            TransferStats& stats)
     : driver_(driver),
       space_(space),

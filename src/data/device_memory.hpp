@@ -19,7 +19,7 @@ namespace conveyor::detail {
 class DeviceMemory {
  public:
   /// `limit` bytes at most (0: the device's memory).
-  DeviceMemory(runtime::DeviceDriver& driver, int space, std::uint64_t limit, TransferStats& stats);
+  DeviceMemory(device::DeviceDriver& driver, int space, std::uint64_t limit, TransferStats& stats);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -56,7 +56,7 @@ class DeviceMemory {
   bool trim_locked();
   void add_used(std::size_t bytes);
 
-  runtime::DeviceDriver& driver_;
+  device::DeviceDriver& driver_;
   int space_;
   std::uint64_t limit_;
   TransferStats& stats_;

@@ -4,7 +4,7 @@
 
 namespace conveyor {
 
-namespace runtime {
+namespace device {
 
 std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config) {
   if (auto* source = dynamic_cast<DriverSource*>(&device)) return source->make_driver(config);
@@ -22,5 +22,5 @@ void DeviceDriver::enqueue_write_back(const HostRegion& dst, const void* src, Do
   notify(done, user);
 }
 
-}  // namespace runtime
+}  // namespace device
 }  // namespace conveyor

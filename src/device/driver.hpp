@@ -17,7 +17,7 @@
 #include "conveyor/device.hpp"
 #include "device/codelet_impl.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::device {
 
 class VirtualClock;
 class Trace;
@@ -148,4 +148,4 @@ class DriverSource {
 /// driven by the runtime's own workers).
 std::unique_ptr<DeviceDriver> make_driver(Device& device, const DriverConfig& config);
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::device

@@ -9,7 +9,7 @@
 #include "conveyor/error.hpp"
 #include "device/virtual_clock.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::device {
 
 double Trace::now_us() const {
   // A thread that owes time (a synchronous copy under a lock) is at the end of what it owes.
@@ -70,4 +70,4 @@ void Trace::write(const std::string& path, const std::string& command) const {
   if (!out) throw Error(fmt::format("error writing the trace to '{}'", path));
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::device

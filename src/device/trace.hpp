@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace conveyor::runtime {
+namespace conveyor::device {
 
 class VirtualClock;
 
@@ -56,4 +56,4 @@ inline constexpr int kD2dTid = 4;
 /// (tid = channel + 1, named "a -> b"), each copy drawn on every link of its route.
 inline int links_pid(int devices) { return devices + 2; }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::device

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace conveyor::runtime {
+namespace conveyor::device {
 namespace {
 // What the calling thread owes (owe_until), on which clock.
 struct Owed {
@@ -167,4 +167,4 @@ void VirtualClock::loop() {
   }
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::device

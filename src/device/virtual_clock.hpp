@@ -25,7 +25,7 @@
 #include "conveyor/codelet.hpp"
 #include "device/codelet_impl.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::device {
 
 class VirtualClock {
  public:
@@ -102,4 +102,4 @@ class VirtualClock {
   std::thread thread_;
 };
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::device

@@ -10,7 +10,7 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "core/device_details.hpp"
+#include "conveyor/records.hpp"
 #include "plan.hpp"
 
 namespace conveyor::probe {

@@ -14,7 +14,7 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/report.hpp"
+#include "conveyor/records.hpp"
 #include "core/utc_time.hpp"
 
 namespace conveyor {

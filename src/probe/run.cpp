@@ -7,9 +7,9 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
+#include "conveyor/records.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
-#include "core/device_details.hpp"
 #include "plan.hpp"
 
 namespace conveyor {

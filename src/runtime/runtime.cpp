@@ -168,7 +168,7 @@ void HostAccess::release() {
 
 Runtime::Runtime(RuntimeOptions options)
     : impl_(std::make_unique<Impl>(std::move(options),
-                                   std::vector<std::unique_ptr<runtime::DeviceDriver>>{})) {}
+                                   std::vector<std::unique_ptr<device::DeviceDriver>>{})) {}
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Runtime::~Runtime() = default;
 

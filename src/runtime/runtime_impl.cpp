@@ -22,55 +22,65 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::vector<std::unique_ptr<runtime::DeviceDriver>> open_devices(
-    const std::vector<std::string>& ids, const runtime::DriverConfig& config) {
-  std::vector<std::string> wanted;
+std::vector<std::unique_ptr<device::DeviceDriver>> open_devices(
+    const std::vector<std::string>& ids, const device::DriverConfig& config) {
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
+  for (const auto& id : expand_devices(ids))
+    drivers.push_back(device::make_driver(*find_device(id), config));
+  return drivers;
+}
+
+std::string resolve_scheduler(const RuntimeOptions& o, bool extra_devices) {
+  if (o.scheduler != "auto") return o.scheduler;
+  bool devices = !o.devices.empty() || extra_devices || !o.platform.empty();
+  return !devices ? "eager" : o.offload.empty() ? "model" : "offload";
+}
+
+}  // namespace
+
+std::vector<std::string> expand_devices(const std::vector<std::string>& ids) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& id) {
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  };
   for (const auto& id : ids) {
     if (id == "all") {
       for (const auto& d : all_devices())
-        if (d->info().kind != DeviceKind::Cpu) wanted.push_back(d->info().id);
+        if (d->info().kind != DeviceKind::Cpu) add(d->info().id);
     } else if (id == "cpu" || id == "cpu:0") {
       throw UsageError(
           "'cpu' is not a runtime device: the CPUs are the runtime's workers "
           "(RuntimeOptions::cpus)");
     } else {
-      wanted.push_back(id);
+      add(id);
     }
   }
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
-  for (const auto& id : wanted) {
-    for (const auto& d : drivers)
-      if (d->id() == id) throw UsageError(fmt::format("device '{}' given twice", id));
-    drivers.push_back(runtime::make_driver(*find_device(id), config));
-  }
-  return drivers;
+  return out;
 }
 
-}  // namespace
+std::string resolved_scheduler(const RuntimeOptions& options) {
+  return resolve_scheduler(options, false);
+}
 
 Runtime::Impl::Impl(RuntimeOptions options,
-                    std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers)
+                    std::vector<std::unique_ptr<device::DeviceDriver>> extra_drivers)
     : options_(std::move(options)), epoch_(std::chrono::steady_clock::now()) {
   if (options_.cpus < -1)
     throw UsageError(fmt::format("cpus must be >= -1, got {}", options_.cpus));
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
-  if (options_.scheduler == "auto") {
-    bool devices =
-        !options_.devices.empty() || !extra_drivers.empty() || !options_.platform.empty();
-    options_.scheduler = !devices ? "eager" : options_.offload.empty() ? "model" : "offload";
-  }
+  options_.scheduler = resolve_scheduler(options_, !extra_drivers.empty());
   // A simulated platform's virtual times are not this machine's: kept out of its models file.
   if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
-  runtime::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
-                               epoch_};
+  device::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
+                              epoch_};
   int platform_cores = -1;
   if (!options_.platform.empty()) {
     if (!options_.devices.empty())
       throw UsageError("a simulated platform brings its own devices: leave devices empty");
-    auto opened = runtime::sim::open_platform(options_.platform, options_.platform_devices,
-                                              options_.platform_run_kernels, config);
+    auto opened = device::simulated::open_platform(options_.platform, options_.platform_devices,
+                                                   options_.platform_run_kernels, config);
     drivers_ = std::move(opened.drivers);
     platform_cores = opened.host_cores;
   } else {
@@ -78,7 +88,7 @@ Runtime::Impl::Impl(RuntimeOptions options,
   }
   for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
-    runtime::VirtualClock* c = d->virtual_clock();
+    device::VirtualClock* c = d->virtual_clock();
     if (d == drivers_.front())
       clock_ = c;
     else if (c != clock_)
@@ -86,12 +96,12 @@ Runtime::Impl::Impl(RuntimeOptions options,
           "device '{}': a simulated platform's devices cannot be mixed with other devices",
           d->id()));
   }
-  if (options_.trace) trace_ = std::make_unique<runtime::Trace>(epoch_, clock_);
+  if (options_.trace) trace_ = std::make_unique<device::Trace>(epoch_, clock_);
   if (trace_)
     for (auto& d : drivers_) d->attach_trace(trace_.get());
 
   std::vector<std::string> spaces{"host"};
-  std::vector<runtime::DeviceDriver*> raw;
+  std::vector<device::DeviceDriver*> raw;
   for (auto& d : drivers_) {
     spaces.push_back(d->id());
     raw.push_back(d.get());
@@ -156,19 +166,19 @@ Runtime::Impl::Impl(RuntimeOptions options,
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
 
   if (trace_) {
-    trace_->name_process(runtime::kHostPid, "host");
+    trace_->name_process(device::kHostPid, "host");
     for (const auto& w : workers_) {
       if (!w->driver) {
-        trace_->name_track(runtime::kHostPid, w->index + 1, w->desc.name);
+        trace_->name_track(device::kHostPid, w->index + 1, w->desc.name);
         continue;
       }
       int pid = w->desc.space + 1;
       const std::string& id = w->driver->id();
       trace_->name_process(pid, id);
-      trace_->name_track(pid, runtime::kDeviceWorkerTid, id + " worker");
-      trace_->name_track(pid, runtime::kH2dTid, id + " h2d");
-      trace_->name_track(pid, runtime::kD2hTid, id + " d2h");
-      trace_->name_track(pid, runtime::kD2dTid, id + " d2d");
+      trace_->name_track(pid, device::kDeviceWorkerTid, id + " worker");
+      trace_->name_track(pid, device::kH2dTid, id + " h2d");
+      trace_->name_track(pid, device::kD2hTid, id + " d2h");
+      trace_->name_track(pid, device::kD2dTid, id + " d2d");
     }
   }
   start_workers();
@@ -649,7 +659,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   w.busy_seconds += seconds;
   t->exec_seconds = seconds;
   if (trace_)
-    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", trace_start,
+    trace_->add(device::kHostPid, w.index + 1, t->codelet->name, "task", trace_start,
                 trace_->now_us());
   return Ran::Done;
 }
@@ -666,7 +676,7 @@ void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   w.busy_seconds += seconds;
   t->exec_seconds = seconds;
   if (trace_)
-    trace_->add(runtime::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
+    trace_->add(device::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
                 clock_->now_s() * 1e6);
 }
 
@@ -909,15 +919,15 @@ void Runtime::Impl::collect_timings(Worker& w, const std::vector<Slot*>& done) {
   w.timed.clear();
   w.driver->drain_trace(w.timed);
   for (const auto& op : w.timed) {
-    using K = runtime::TimedOp::Kind;
+    using K = device::TimedOp::Kind;
     if (op.kind == K::Task)
       for (Slot* s : done)
         if (s->task->id == op.task) s->task->exec_seconds = (op.end_us - op.start_us) * 1e-6;
     if (!trace_) continue;
-    int tid = op.kind == K::Task  ? runtime::kDeviceWorkerTid
-              : op.kind == K::H2D ? runtime::kH2dTid
-              : op.kind == K::D2H ? runtime::kD2hTid
-                                  : runtime::kD2dTid;
+    int tid = op.kind == K::Task  ? device::kDeviceWorkerTid
+              : op.kind == K::H2D ? device::kH2dTid
+              : op.kind == K::D2H ? device::kD2hTid
+                                  : device::kD2dTid;
     const char* name = op.kind == K::Task  ? op.name.c_str()
                        : op.kind == K::H2D ? "copy h2d"
                        : op.kind == K::D2H ? "copy d2h"

@@ -29,7 +29,7 @@ namespace conveyor {
 class Runtime::Impl final : public detail::CompletionSink {
  public:
   /// `extra_drivers` are devices given directly (tests: emulated devices), after options.devices.
-  Impl(RuntimeOptions options, std::vector<std::unique_ptr<runtime::DeviceDriver>> extra_drivers);
+  Impl(RuntimeOptions options, std::vector<std::unique_ptr<device::DeviceDriver>> extra_drivers);
   ~Impl();
 
   bool pin_host(void* ptr, std::size_t bytes);
@@ -68,8 +68,8 @@ class Runtime::Impl final : public detail::CompletionSink {
   struct Worker {
     int index = 0;
     runtime::WorkerDesc desc;
-    runtime::DeviceDriver* driver = nullptr;  // null for CPU workers
-    int cpu = -1;                             // OS CPU it is pinned to
+    device::DeviceDriver* driver = nullptr;  // null for CPU workers
+    int cpu = -1;                            // OS CPU it is pinned to
     std::thread thread;
     std::condition_variable cv;
     bool idle = false;    // waiting for a task it could take (wake() looks for these)
@@ -83,7 +83,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<std::unique_ptr<Slot>> slots;
     std::vector<Slot*> free_slots;
     double busy_since = 0;  // now_s() when in_flight became 1
-    std::vector<runtime::TimedOp> timed;
+    std::vector<device::TimedOp> timed;
     // Memory-aware dispatch (driver thread, except memory_events: mutex_). The task whose
     // buffers did not fit waits here, keeping the replicas it has already made resident (pinned),
     // until completions or write-backs make room; no other task starts meanwhile, so the two
@@ -156,16 +156,16 @@ class Runtime::Impl final : public detail::CompletionSink {
 
   RuntimeOptions options_;
   std::chrono::steady_clock::time_point epoch_;
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers_;
-  std::unique_ptr<runtime::Trace> trace_;
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers_;
+  std::unique_ptr<device::Trace> trace_;
   std::unique_ptr<detail::TransferStats> transfer_stats_;
   std::unique_ptr<detail::CoherenceEngine> coherence_;
-  runtime::VirtualClock* clock_ = nullptr;         // the simulated platform's, else null
+  device::VirtualClock* clock_ = nullptr;          // the simulated platform's, else null
   std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<detail::DataState>> registry_;
-  std::map<void*, runtime::DeviceDriver*> pinned_;  // pin_host ranges and who pinned them
+  std::map<void*, device::DeviceDriver*> pinned_;  // pin_host ranges and who pinned them
 
   mutable std::mutex mutex_;
   std::condition_variable done_cv_;   // all tasks finished / an acquire granted

@@ -10,8 +10,8 @@
 namespace conveyor::detail {
 
 struct RuntimeAccess {
-  static std::unique_ptr<Runtime> make(
-      RuntimeOptions options, std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers) {
+  static std::unique_ptr<Runtime> make(RuntimeOptions options,
+                                       std::vector<std::unique_ptr<device::DeviceDriver>> drivers) {
     return std::unique_ptr<Runtime>(
         new Runtime(std::make_unique<Runtime::Impl>(std::move(options), std::move(drivers))));
   }

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "conveyor/error.hpp"
+#include "conveyor/records.hpp"
 #include "conveyor/stream.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
 #include "stream/gold.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor {
 namespace {

@@ -18,11 +18,6 @@
 
 namespace conveyor {
 
-/// Staging is chosen only when it is predicted (or timed) to beat the plain kernel by this much:
-/// smaller differences are inside the run-to-run noise of a shared machine, and inside the model's
-/// error.
-inline constexpr double kAutoMargin = 1.03;
-
 struct StagingQuery {
   std::string mover = "thread";
   int copy_threads = 1;  ///< thread mover: --copy-threads
@@ -57,16 +52,5 @@ StagingPrediction predict_staging(const StagingCalibration& calibration, const S
 /// was not measured.
 std::optional<double> plain_rate_gbs(const StagingCalibration& calibration, StreamKernel kernel,
                                      int threads);
-
-/// What `--strategy auto` reads: the calibration's staging section, or why there is none.
-struct StagingModelSource {
-  std::optional<StagingCalibration> staging;
-  std::string origin;  ///< "FILE (measured DATE)"
-  std::string note;    ///< one line when there is no model: why, and that auto times itself
-};
-/// Reads `path`. A missing file, a schema-1 file without the staging section, a corrupt or stale
-/// file all leave `staging` empty with one line in `note`; when `given` (the user named the file)
-/// a missing, corrupt or stale file is a UsageError instead.
-StagingModelSource load_staging_model(const std::filesystem::path& path, bool given);
 
 }  // namespace conveyor

@@ -18,7 +18,6 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
-#include "device/simulated/platform.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -52,34 +51,22 @@ struct CholeskyCliOptions {
   OutputOptions output;
 };
 
-std::size_t platform_device_count(const std::string& path) {
-  return runtime::sim::read_platform(path).devices.size();
-}
-
 std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
   return out;
 }
 
-// "cpu" in --devices means CPU workers; the rest are runtime devices.
+// "cpu" in --devices means CPU workers and "all" the CPUs and every device; the runtime expands
+// the rest (its "all" is every device).
 std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   bool with_cpu = false;
-  std::vector<std::string> devices;
-  auto add = [&](const std::string& d) {
-    if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
-  };
+  std::vector<std::string> device_ids;
   for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0") {
-      with_cpu = true;
-    } else if (d == "all") {  // the CPUs and every device found
-      with_cpu = true;
-      for (const auto& device : all_devices())
-        if (device->info().kind != DeviceKind::Cpu) add(device->info().id);
-    } else {
-      add(d);
-    }
+    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
+    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
   }
+  const std::vector<std::string> devices = expand_devices(device_ids);
   if (!with_cpu && o.cpus > 0) throw UsageError("cholesky: --cpus needs cpu in --devices");
   if (o.cpus == 0)
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
@@ -102,17 +89,19 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
     for (int g : gpu_counts)
       if (g <= 0) throw UsageError("cholesky: --gpus counts must be positive");
   }
-  // Default: the seed's offload on a simulated platform (table 5's layout); model when devices are
-  // listed (offload with --offload); eager on CPUs alone.
-  std::string sched = o.sched;
-  if (sched.empty())
-    sched = simulate            ? "offload"
-            : devices.empty()   ? "eager"
-            : o.offload.empty() ? "model"
-                                : "offload";
-  // The seed's schedulers keep the seed's placement without --offload: gemm on the devices
-  // (offload), dealt to them (round-robin), by locality; the model schedulers place every codelet.
+  // The runtime chooses the scheduler unless --sched names one. The seed's placement, gemm on the
+  // devices, is this app's default for the seed's schedulers (offload, round-robin, locality) and
+  // on a simulated platform (table 5's layout, so the runtime chooses offload there); the model
+  // schedulers place every codelet.
   std::vector<std::string> offload = o.offload;
+  const bool seed_scheduler = o.sched.empty() ? simulate : o.sched.rfind("model", 0) != 0;
+  if (offload.empty() && seed_scheduler) offload = {"gemm"};
+  RuntimeOptions chosen;
+  chosen.scheduler = o.sched.empty() ? "auto" : o.sched;
+  chosen.devices = devices;
+  chosen.platform = o.platform;
+  chosen.offload = devices.empty() && !simulate ? std::vector<std::string>{} : offload;
+  const std::string sched = resolved_scheduler(chosen);
   if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
   if ((o.calibrate || !o.models.empty()) && sched.rfind("model", 0) != 0)
     throw UsageError("cholesky: --calibrate and --models apply to --sched model or model-ready");
@@ -142,8 +131,7 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
           c.runtime.scheduler = sched;
           c.runtime.offload = devices.empty() && !simulate ? std::vector<std::string>{} : offload;
           c.runtime.calibrate = o.calibrate;
-          // Virtual times of a simulated platform are not this machine's: kept out of its models.
-          c.runtime.perf_models = o.models.empty() && simulate ? "none" : o.models;
+          c.runtime.perf_models = o.models;  // the runtime keeps simulated times out of them
           c.runtime.coherence = parse_coherence(coh);
           c.runtime.device_memory_limit = device_memory;
           c.repeat = o.repeat;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cholesky/run.hpp"
-#include "conveyor/report.hpp"
+#include "report.hpp"
 
 namespace conveyor::cli {
 

@@ -2,7 +2,7 @@
 // One function per subcommand, each in its own file; main.cpp adds them all.
 #include <CLI/CLI.hpp>
 
-#include "conveyor/report.hpp"
+#include "report.hpp"
 
 namespace conveyor::cli {
 

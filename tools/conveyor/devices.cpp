@@ -5,9 +5,9 @@
 
 #include "commands.hpp"
 #include "conveyor/device.hpp"
+#include "conveyor/records.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "install_paths.hpp"
+#include "cli_config.hpp"
 
 namespace conveyor::cli {
 

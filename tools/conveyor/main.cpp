@@ -6,10 +6,10 @@
 #include <iostream>
 #include <new>
 
-#include "build_info.hpp"
+#include "cli_config.hpp"
 #include "commands.hpp"
-#include "installed_data.hpp"
 #include "conveyor/error.hpp"
+#include "installed_data.hpp"
 #include "usage_error.hpp"
 
 namespace conveyor::cli {
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
       "1000).",
       "conveyor"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", fmt::format("conveyor {}", kConveyorVersion));
+  app.set_version_flag("--version", fmt::format("conveyor {}", cli::kVersion));
   app.footer(
       "Examples:\n"
       "  conveyor devices                      what this machine has\n"

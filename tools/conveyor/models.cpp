@@ -1,7 +1,7 @@
 // conveyor models: the performance models the model schedulers learnt on this machine (measured
 // task times per codelet, device and buffer footprint, the fitted size curve, and how well the
 // models predicted the tasks they placed), as a table or JSON for `conveyor plot`.
-#include "runtime/perfmodel/models.hpp"
+#include "conveyor/models.hpp"
 
 #include <fmt/format.h>
 
@@ -74,39 +74,16 @@ void print_table(std::ostream& out, const Report& report, const std::string& pat
 
 void run_models(const ModelsOptions& o) {
   std::filesystem::path path =
-      o.file.empty() ? perfmodel::default_models_path() : std::filesystem::path(o.file);
+      o.file.empty() ? default_models_path() : std::filesystem::path(o.file);
   std::error_code ec;
   if (!o.file.empty() && !std::filesystem::exists(path, ec))
     throw UsageError(fmt::format("models: no file {}", path.string()));
-  perfmodel::PerfModels models = perfmodel::PerfModels::load(path, current_machine());
+  const nlohmann::json models = describe_models(path);
   Report report("models", {{"file", path.string()}});
-  for (const auto& row : models.rows()) {
-    const auto* fit = models.fit(row.codelet, row.device);
-    auto [error, predictions] = models.prediction_error(row.codelet, row.device);
-    nlohmann::json r = {{"codelet", row.codelet},
-                        {"device", row.device},
-                        {"footprint", fmt::format("{:08x}", row.footprint)},
-                        {"bytes", row.bytes},
-                        {"median_s", row.history->median()},
-                        {"mean_s", row.history->mean()},
-                        {"deviation_s", row.history->deviation()},
-                        {"samples", row.history->count()},
-                        {"outliers", row.history->outliers()},
-                        {"fit", fit ? fit->describe() : "-"},
-                        {"predictions", predictions},
-                        {"median_error_percent", 100 * error}};
-    if (fit && fit->valid()) {
-      r["fit_a"] = fit->a;
-      r["fit_b"] = fit->b;
-      r["fit_c_s"] = fit->c;
-    }
-    report.add_result(std::move(r));
-  }
-  nlohmann::json links = nlohmann::json::object();
-  for (const auto& [id, l] : models.links())
-    links[id] = {{"latency_us", l.latency_us}, {"bw_gbs", l.bw_gbs}, {"source", l.source}};
-  report.section("links") = links;
-  if (!models.date.empty()) report.add_note("models last saved " + models.date);
+  for (const auto& row : models["rows"]) report.add_result(row);
+  report.section("links") = models["links"];
+  if (const auto& date = models["date"].get_ref<const std::string&>(); !date.empty())
+    report.add_note("models last saved " + date);
   report.add_note(
       "median: the prediction for that footprint; mean and deviation leave out the outliers "
       "(further than 5 scaled MADs from the median)");

@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
-#include "build_info.hpp"
+#include "cli_config.hpp"
 #include "commands.hpp"
-#include "installed_data.hpp"
 #include "conveyor/error.hpp"
+#include "installed_data.hpp"
 
 extern char** environ;
 
@@ -213,9 +213,9 @@ void run_plot(const PlotOptions& options) {
 
 void add_plot_command(CLI::App& app) {
   auto options = std::make_shared<PlotOptions>();
-  CLI::App* command = app.add_subcommand(
-      "plot",
-      "Draw JSON results (stream, probe, cholesky, models, sim, sim_sweep) or a Chrome trace as PNG/SVG");
+  CLI::App* command = app.add_subcommand("plot",
+                                         "Draw JSON results (stream, probe, cholesky, models, sim, "
+                                         "sim_sweep) or a Chrome trace as PNG/SVG");
   command
       ->add_option("results", options->inputs, "Result files written with --json-out (or a trace)")
       ->required()

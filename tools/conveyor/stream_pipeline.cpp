@@ -10,7 +10,6 @@
 #include "conveyor/error.hpp"
 #include "conveyor/pipeline.hpp"
 #include "conveyor/units.hpp"
-#include "stream/staging_model.hpp"
 
 namespace conveyor::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "conveyor/report.hpp"
+#include "report.hpp"
 
 namespace conveyor::cli {
 

@@ -6,7 +6,7 @@
 
 namespace conveyor::cuda {
 
-class CudaDevice final : public Device, public runtime::DriverSource {
+class CudaDevice final : public Device, public device::DriverSource {
  public:
   /// Reads the properties of runtime device `ordinal`; throws DeviceError when the driver refuses.
   explicit CudaDevice(int ordinal);
@@ -15,8 +15,8 @@ class CudaDevice final : public Device, public runtime::DriverSource {
   std::unique_ptr<StreamArrays> make_stream_arrays(
       const StreamConfig& config) override;                   // stream.cpp
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
-  std::unique_ptr<runtime::DeviceDriver> make_driver(
-      const runtime::DriverConfig& config) override;  // runtime_driver.cpp
+  std::unique_ptr<device::DeviceDriver> make_driver(
+      const device::DriverConfig& config) override;  // runtime_driver.cpp
   std::unique_ptr<DeviceStream> make_device_stream(
       const DeviceStreamConfig& config) override;  // pipeline.cpp
 

@@ -32,12 +32,12 @@
 namespace conveyor::cuda {
 namespace {
 
-using runtime::HostRegion;
-using runtime::TimedOp;
+using device::HostRegion;
+using device::TimedOp;
 
-class CudaDriver final : public runtime::DeviceDriver {
+class CudaDriver final : public device::DeviceDriver {
  public:
-  CudaDriver(CudaDevice& device, const runtime::DriverConfig& config)
+  CudaDriver(CudaDevice& device, const device::DriverConfig& config)
       : ordinal_(device.ordinal()),
         id_(device.info().id),
         memory_(device.info().memory_bytes),
@@ -114,7 +114,7 @@ class CudaDriver final : public runtime::DeviceDriver {
     end(t);
   }
 
-  void enqueue_write_back(const HostRegion& dst, const void* src, runtime::DoneCallback done,
+  void enqueue_write_back(const HostRegion& dst, const void* src, device::DoneCallback done,
                           void* user) override {
     use_device(ordinal_);
     Timed* t = begin(TimedOp::Kind::D2H, {}, back_.get());
@@ -149,13 +149,13 @@ class CudaDriver final : public runtime::DeviceDriver {
     end(t);
   }
 
-  void notify(runtime::DoneCallback done, void* user) override {
+  void notify(device::DoneCallback done, void* user) override {
     join_copies_in();  // "all work enqueued so far" includes copies with no kernel after them
     complete_after(lane_.get(), done, user);
   }
 
   // The waiter thread calls `done` once `stream` has run what is enqueued on it now.
-  void complete_after(cudaStream_t stream, runtime::DoneCallback done, void* user) {
+  void complete_after(cudaStream_t stream, device::DoneCallback done, void* user) {
     Event event;
     {
       std::lock_guard lock(mutex_);
@@ -195,7 +195,7 @@ class CudaDriver final : public runtime::DeviceDriver {
  private:
   struct Waiting {
     Event event;
-    runtime::DoneCallback done = nullptr;
+    device::DoneCallback done = nullptr;
     void* user = nullptr;
   };
   struct Timed {
@@ -262,7 +262,7 @@ class CudaDriver final : public runtime::DeviceDriver {
   int ordinal_;
   std::string id_;
   std::uint64_t memory_;
-  runtime::DriverConfig config_;
+  device::DriverConfig config_;
   Stream lane_;
   Stream h2d_;                   // copies in
   Event copied_in_;              // the last copy in enqueued on h2d_
@@ -283,8 +283,7 @@ class CudaDriver final : public runtime::DeviceDriver {
 
 }  // namespace
 
-std::unique_ptr<runtime::DeviceDriver> CudaDevice::make_driver(
-    const runtime::DriverConfig& config) {
+std::unique_ptr<device::DeviceDriver> CudaDevice::make_driver(const device::DriverConfig& config) {
   return std::make_unique<CudaDriver>(*this, config);
 }
 

@@ -10,15 +10,15 @@
 
 namespace conveyor::opencl {
 
-class OpenCLDevice final : public Device, public runtime::DriverSource {
+class OpenCLDevice final : public Device, public device::DriverSource {
  public:
   OpenCLDevice(DeviceFacts facts, DeviceInfo info);
 
   std::unique_ptr<StreamArrays> make_stream_arrays(
       const StreamConfig& config) override;                   // stream.cpp
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
-  std::unique_ptr<runtime::DeviceDriver> make_driver(
-      const runtime::DriverConfig& config) override;  // runtime_driver.cpp
+  std::unique_ptr<device::DeviceDriver> make_driver(
+      const device::DriverConfig& config) override;  // runtime_driver.cpp
   std::unique_ptr<DeviceStream> make_device_stream(
       const DeviceStreamConfig& config) override;  // pipeline.cpp
 

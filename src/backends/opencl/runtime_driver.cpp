@@ -16,12 +16,12 @@
 namespace conveyor::opencl {
 namespace {
 
-using runtime::HostRegion;
-using runtime::TimedOp;
+using device::HostRegion;
+using device::TimedOp;
 
-class OpenclDriver final : public runtime::DeviceDriver {
+class OpenclDriver final : public device::DeviceDriver {
  public:
-  OpenclDriver(OpenCLDevice& device, const runtime::DriverConfig& config)
+  OpenclDriver(OpenCLDevice& device, const device::DriverConfig& config)
       : context_(device.context()),
         id_(device.info().id),
         config_(config),
@@ -73,7 +73,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
     read(lane_.get(), dst, src, CL_FALSE, ev);
   }
 
-  void enqueue_write_back(const HostRegion& dst, const void* src, runtime::DoneCallback done,
+  void enqueue_write_back(const HostRegion& dst, const void* src, device::DoneCallback done,
                           void* user) override {
     cl_event landed = nullptr;
     read(back_.get(), dst, src, CL_FALSE, &landed);
@@ -99,7 +99,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
     }
   }
 
-  void notify(runtime::DoneCallback done, void* user) override {
+  void notify(device::DoneCallback done, void* user) override {
     cl_event marker = nullptr;
     CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &marker));
     when_complete(marker, done, user);
@@ -107,7 +107,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
   }
 
   // Calls `done` when `event` completes (PoCL: maybe at once); the event is released later.
-  void when_complete(cl_event event, runtime::DoneCallback done, void* user) {
+  void when_complete(cl_event event, device::DoneCallback done, void* user) {
     Pending* p = nullptr;
     {
       std::lock_guard lock(mutex_);
@@ -158,7 +158,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
  private:
   struct Pending {
     OpenclDriver* driver = nullptr;
-    runtime::DoneCallback done = nullptr;
+    device::DoneCallback done = nullptr;
     void* user = nullptr;
     cl_event event = nullptr;
   };
@@ -177,7 +177,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
     if (status < 0)
       error = fmt::format("{}: a command of the task failed: {} ({})", self->id_,
                           cl_error_name(status), status);
-    runtime::DoneCallback done = p->done;
+    device::DoneCallback done = p->done;
     void* target = p->user;
     {
       std::lock_guard lock(self->mutex_);
@@ -263,7 +263,7 @@ class OpenclDriver final : public runtime::DeviceDriver {
 
   std::shared_ptr<DeviceContext> context_;
   std::string id_;
-  runtime::DriverConfig config_;
+  device::DriverConfig config_;
   Queue lane_;
   Queue out_;
   Queue back_;  // write-backs
@@ -279,8 +279,8 @@ class OpenclDriver final : public runtime::DeviceDriver {
 
 }  // namespace
 
-std::unique_ptr<runtime::DeviceDriver> OpenCLDevice::make_driver(
-    const runtime::DriverConfig& config) {
+std::unique_ptr<device::DeviceDriver> OpenCLDevice::make_driver(
+    const device::DriverConfig& config) {
   return std::make_unique<OpenclDriver>(*this, config);
 }
 

@@ -9,9 +9,10 @@
 #include <sstream>
 
 #include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
 #include "device/trace.hpp"
 
-namespace conveyor::runtime::sim {
+namespace conveyor::device::simulated {
 namespace {
 
 using nlohmann::json;
@@ -353,4 +354,12 @@ double Platform::copy_seconds(const std::string& from, const std::string& to,
   return backlog + latency + static_cast<double>(bytes) / gbs;
 }
 
-}  // namespace conveyor::runtime::sim
+}  // namespace conveyor::device::simulated
+
+namespace conveyor {
+
+std::size_t platform_device_count(const std::string& platform_file) {
+  return device::simulated::read_platform(platform_file).devices.size();
+}
+
+}  // namespace conveyor

@@ -16,7 +16,7 @@
 #include "device/driver.hpp"
 #include "device/virtual_clock.hpp"
 
-namespace conveyor::runtime::sim {
+namespace conveyor::device::simulated {
 
 class SimulatedDevice;
 
@@ -122,4 +122,4 @@ class Platform final : public ModelledCosts {
   VirtualClock clock_;                               // last: its thread stops first
 };
 
-}  // namespace conveyor::runtime::sim
+}  // namespace conveyor::device::simulated

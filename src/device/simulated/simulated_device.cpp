@@ -7,7 +7,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::runtime::sim {
+namespace conveyor::device::simulated {
 namespace {
 
 void copy_2d(char* dst, std::size_t dst_pitch, const char* src, std::size_t src_pitch,
@@ -209,4 +209,4 @@ OpenedPlatform open_platform(const std::string& path, int devices, bool run_kern
   return opened;
 }
 
-}  // namespace conveyor::runtime::sim
+}  // namespace conveyor::device::simulated

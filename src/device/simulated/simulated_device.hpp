@@ -16,7 +16,7 @@
 #include "device/driver.hpp"
 #include "device/simulated/platform.hpp"
 
-namespace conveyor::runtime::sim {
+namespace conveyor::device::simulated {
 
 class SimulatedDevice final : public DeviceDriver {
  public:
@@ -80,4 +80,4 @@ struct OpenedPlatform {
 OpenedPlatform open_platform(const std::string& path, int devices, bool run_kernels,
                              const DriverConfig& config);
 
-}  // namespace conveyor::runtime::sim
+}  // namespace conveyor::device::simulated

@@ -279,8 +279,12 @@ PerfModels PerfModels::load(const std::filesystem::path& path, const MachineFing
   return m;
 }
 
+}  // namespace conveyor::perfmodel
+
+namespace conveyor {
+
 std::filesystem::path default_models_path() {
   return default_calibration_path().parent_path() / "perfmodels.json";
 }
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "conveyor/calibration.hpp"
+#include "conveyor/models.hpp"  // default_models_path()
 #include "runtime/perfmodel/history.hpp"
 
 namespace conveyor::perfmodel {
@@ -132,8 +133,5 @@ class PerfModels {
   std::map<std::string, LinkModel> links_;   // by device id
   Oracle oracle_;
 };
-
-/// perfmodels.json in the calibration's folder (default_calibration_path()).
-std::filesystem::path default_models_path();
 
 }  // namespace conveyor::perfmodel

@@ -11,7 +11,7 @@
 #include "conveyor/calibration.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "core/device_details.hpp"
+#include "conveyor/records.hpp"
 
 namespace conveyor::perfmodel {
 
@@ -24,11 +24,11 @@ void warn(const std::string& line) {
 }  // namespace
 
 ModelStore::ModelStore(const std::string& path, const std::string& calibration,
-                       const std::vector<runtime::DeviceDriver*>& drivers) {
+                       const std::vector<device::DeviceDriver*>& drivers) {
   MachineFingerprint machine = current_machine();
   models_.machine = machine;
-  const runtime::ModelledCosts* costs = nullptr;
-  for (runtime::DeviceDriver* d : drivers)
+  const device::ModelledCosts* costs = nullptr;
+  for (device::DeviceDriver* d : drivers)
     if (!costs) costs = d->modelled_costs();
   if (costs) {  // a simulated platform: its models, and this machine's file left alone
     use_platform(*costs, drivers);
@@ -48,8 +48,8 @@ ModelStore::ModelStore(const std::string& path, const std::string& calibration,
   setup_links(calibration, drivers);
 }
 
-void ModelStore::use_platform(const runtime::ModelledCosts& costs,
-                              const std::vector<runtime::DeviceDriver*>& drivers) {
+void ModelStore::use_platform(const device::ModelledCosts& costs,
+                              const std::vector<device::DeviceDriver*>& drivers) {
   Oracle oracle;
   oracle.task = [&costs](const std::string& codelet, const std::string& device,
                          const TaskShape& shape) {
@@ -63,7 +63,7 @@ void ModelStore::use_platform(const runtime::ModelledCosts& costs,
   // The per-device link model (`conveyor models`, and schedulers that ask it without an oracle):
   // the host -> device route's latency and bandwidth, from two copy sizes.
   constexpr std::uint64_t kLarge = 8'000'000;
-  for (runtime::DeviceDriver* d : drivers) {
+  for (device::DeviceDriver* d : drivers) {
     double small = costs.copy_seconds("host", d->id(), 1);
     double large = costs.copy_seconds("host", d->id(), kLarge + 1);
     if (small < 0 || large <= small) continue;
@@ -72,7 +72,7 @@ void ModelStore::use_platform(const runtime::ModelledCosts& costs,
 }
 
 void ModelStore::setup_links(const std::string& calibration,
-                             const std::vector<runtime::DeviceDriver*>& drivers) {
+                             const std::vector<device::DeviceDriver*>& drivers) {
   std::optional<Calibration> cal;
   try {
     std::filesystem::path p =
@@ -82,7 +82,7 @@ void ModelStore::setup_links(const std::string& calibration,
   } catch (const UsageError& e) {  // stale or corrupt: the links are measured instead
     warn(std::string(e.what()) + "; the runtime measures its links instead");
   }
-  for (runtime::DeviceDriver* d : drivers) {
+  for (device::DeviceDriver* d : drivers) {
     const CalibrationEntry* entry = nullptr;
     if (cal)
       for (MemoryModel m : {MemoryModel::Pinned, MemoryModel::Pageable})
@@ -100,7 +100,7 @@ void ModelStore::setup_links(const std::string& calibration,
   }
 }
 
-LinkModel measure_link(runtime::DeviceDriver& driver) {
+LinkModel measure_link(device::DeviceDriver& driver) {
   // D2H only: the lane (H2D) belongs to the driver thread, which has not started. Links are
   // near-symmetric, and the model only has to rank places, not predict copies to the percent.
   constexpr std::size_t kSmall = 4096, kLarge = std::size_t{4} << 20;
@@ -108,7 +108,7 @@ LinkModel measure_link(runtime::DeviceDriver& driver) {
     std::vector<char> host(kLarge);
     void* block = driver.allocate(kLarge);
     auto best = [&](std::size_t bytes) {
-      runtime::HostRegion r{host.data(), bytes, 1, bytes};
+      device::HostRegion r{host.data(), bytes, 1, bytes};
       double best_s = 1e30;
       for (int i = 0; i < 3; ++i) {
         auto t0 = std::chrono::steady_clock::now();

@@ -18,7 +18,7 @@ class ModelStore {
   /// `path`: the models file; empty = default_models_path(); "none" = in memory only.
   /// `calibration`: the probe's file; empty = default_calibration_path().
   ModelStore(const std::string& path, const std::string& calibration,
-             const std::vector<runtime::DeviceDriver*>& drivers);
+             const std::vector<device::DeviceDriver*>& drivers);
   PerfModels& models() { return models_; }
   /// Writes the models file (when there is one); a failure is one line on stderr, not an error:
   /// losing the models costs a recalibration, not the run.
@@ -29,10 +29,10 @@ class ModelStore {
   /// A simulated platform: predictions from its models (PerfModels::set_oracle), nothing read
   /// or written (the virtual times are not this machine's). `costs` outlives the store (the
   /// drivers own their platform).
-  void use_platform(const runtime::ModelledCosts& costs,
-                    const std::vector<runtime::DeviceDriver*>& drivers);
+  void use_platform(const device::ModelledCosts& costs,
+                    const std::vector<device::DeviceDriver*>& drivers);
   void setup_links(const std::string& calibration,
-                   const std::vector<runtime::DeviceDriver*>& drivers);
+                   const std::vector<device::DeviceDriver*>& drivers);
 
   PerfModels models_;
   std::filesystem::path path_;  // empty: not persisted
@@ -42,6 +42,6 @@ class ModelStore {
 bool shares_host_cores(const std::string& id);
 
 /// Latency and bandwidth of copies from `driver` to the host, timed now (a few small copies).
-LinkModel measure_link(runtime::DeviceDriver& driver);
+LinkModel measure_link(device::DeviceDriver& driver);
 
 }  // namespace conveyor::perfmodel

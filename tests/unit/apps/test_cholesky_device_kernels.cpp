@@ -12,9 +12,9 @@
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl_kernels.hpp"
+#include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {

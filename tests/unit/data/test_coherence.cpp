@@ -15,7 +15,7 @@ struct Fixture {
   explicit Fixture(Coherence policy, int devices = 1, DeviceCopy copy = DeviceCopy::HostStaged,
                    std::uint64_t memory_limit = 0)
       : stats(names(devices)) {
-    std::vector<runtime::DeviceDriver*> raw;
+    std::vector<device::DeviceDriver*> raw;
     for (int i = 0; i < devices; ++i) {
       emu.push_back(std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i)));
       raw.push_back(emu.back().get());

@@ -35,7 +35,7 @@ struct PinLog {
   int pins = 0, unpins = 0;
 };
 
-class EmulatedDevice final : public runtime::DeviceDriver {
+class EmulatedDevice final : public device::DeviceDriver {
  public:
   explicit EmulatedDevice(std::string id, std::uint64_t memory = 1ull << 30,
                           bool inline_lane = false)
@@ -79,26 +79,26 @@ class EmulatedDevice final : public runtime::DeviceDriver {
   }
   std::shared_ptr<PinLog> pin_log() const { return pin_log_; }
 
-  void enqueue_h2d(void* dst, const runtime::HostRegion& src) override {
+  void enqueue_h2d(void* dst, const device::HostRegion& src) override {
     push([dst, src] { copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src); });
   }
-  void enqueue_d2h(const runtime::HostRegion& dst, const void* src) override {
+  void enqueue_d2h(const device::HostRegion& dst, const void* src) override {
     push(
         [dst, src] { copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
   }
   // On the lane (one engine), but a kernel's failure stays for the task's own notify.
-  void enqueue_write_back(const runtime::HostRegion& dst, const void* src,
-                          runtime::DoneCallback done, void* user) override {
+  void enqueue_write_back(const device::HostRegion& dst, const void* src, device::DoneCallback done,
+                          void* user) override {
     push([dst, src, done, user] {
       copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
       done(user, nullptr);
     });
   }
   // Emulated devices share the host's address space, so they "peer copy" with each other.
-  bool can_peer_from(const runtime::DeviceDriver& other) const override {
+  bool can_peer_from(const device::DeviceDriver& other) const override {
     return dynamic_cast<const EmulatedDevice*>(&other) != nullptr && &other != this;
   }
-  void enqueue_peer(void* dst, const runtime::DeviceDriver&, const void* src,
+  void enqueue_peer(void* dst, const device::DeviceDriver&, const void* src,
                     std::size_t bytes) override {
     push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
   }
@@ -116,10 +116,10 @@ class EmulatedDevice final : public runtime::DeviceDriver {
       }
       std::lock_guard lock(mutex_);
       if (error_.empty()) error_ = error;
-      timed_.push_back({runtime::TimedOp::Kind::Task, c->name, copy.task_id(), start, now_us()});
+      timed_.push_back({device::TimedOp::Kind::Task, c->name, copy.task_id(), start, now_us()});
     });
   }
-  void notify(runtime::DoneCallback done, void* user) override {
+  void notify(device::DoneCallback done, void* user) override {
     push([this, done, user] {
       std::string error;
       {
@@ -130,12 +130,12 @@ class EmulatedDevice final : public runtime::DeviceDriver {
     });
   }
   /// Task timings only (always kept): wall time of the implementation on the lane's thread.
-  void drain_trace(std::vector<runtime::TimedOp>& out) override {
+  void drain_trace(std::vector<device::TimedOp>& out) override {
     std::lock_guard lock(mutex_);
     for (auto& op : timed_) out.push_back(std::move(op));
     timed_.clear();
   }
-  void copy_to_host(const runtime::HostRegion& dst, const void* src) override {
+  void copy_to_host(const device::HostRegion& dst, const void* src) override {
     copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
   }
 
@@ -165,7 +165,7 @@ class EmulatedDevice final : public runtime::DeviceDriver {
 
  private:
   static void copy_2d(char* dst, std::size_t dst_pitch, const char* src, std::size_t src_pitch,
-                      const runtime::HostRegion& shape) {
+                      const device::HostRegion& shape) {
     for (std::size_t c = 0; c < shape.height; ++c)
       std::memcpy(dst + c * dst_pitch, src + c * src_pitch, shape.width);
   }
@@ -201,8 +201,8 @@ class EmulatedDevice final : public runtime::DeviceDriver {
 
   std::string id_;
   std::uint64_t memory_;
-  std::vector<runtime::TimedOp> timed_;  // guarded by mutex_
-  std::string error_;                    // a kernel's failure not yet reported; mutex_
+  std::vector<device::TimedOp> timed_;  // guarded by mutex_
+  std::string error_;                   // a kernel's failure not yet reported; mutex_
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -219,7 +219,7 @@ class EmulatedDevice final : public runtime::DeviceDriver {
 inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1,
                                                       bool inline_lanes = false) {
   if (options.perf_models.empty()) options.perf_models = "none";
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   for (int i = 0; i < devices; ++i)
     drivers.push_back(
         std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30, inline_lanes));

@@ -158,7 +158,7 @@ CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(RuntimeDeviceTasksPerDevice);
 TEST(RuntimeDeviceTasks, PinnedHostMemoryStaysPinnedUntilUnpinnedOrTheEnd) {
   auto device = std::make_unique<test::EmulatedDevice>("emu:0");
   std::shared_ptr<test::PinLog> log = device->pin_log();
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::move(device));
   auto rt = detail::RuntimeAccess::make(offload_options(Coherence::Coherent), std::move(drivers));
 

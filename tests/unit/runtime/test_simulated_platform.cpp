@@ -18,7 +18,7 @@
 namespace conveyor {
 namespace {
 
-using runtime::sim::parse_platform;
+using device::simulated::parse_platform;
 
 std::string error_of(const std::string& json) {
   try {
@@ -72,16 +72,16 @@ TEST(PlatformFile, ADeviceWithoutARouteToTheHostIsRefused) {
     "links": [{"between": ["host", "gpu:0"], "gbs": 1}]})",
                              "p.json");
   try {
-    runtime::sim::Platform platform(spec, 0, false);
+    device::simulated::Platform platform(spec, 0, false);
     FAIL() << "accepted";
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "platform file p.json: 'links' give no route between host and gpu:1");
   }
-  EXPECT_NO_THROW(runtime::sim::Platform(spec, 1, false));  // only gpu:0 used
+  EXPECT_NO_THROW(device::simulated::Platform(spec, 1, false));  // only gpu:0 used
 }
 
 TEST(PlatformFile, AMissingFileIsAUsageError) {
-  EXPECT_THROW(runtime::sim::read_platform("/nonexistent/platform.json"), UsageError);
+  EXPECT_THROW(device::simulated::read_platform("/nonexistent/platform.json"), UsageError);
 }
 
 RuntimeOptions simulated_options(const std::string& platform, const std::string& scheduler,

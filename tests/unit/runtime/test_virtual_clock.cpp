@@ -15,7 +15,7 @@
 namespace conveyor {
 namespace {
 
-using runtime::VirtualClock;
+using device::VirtualClock;
 
 TEST(VirtualClock, FiresEventsInTimeOrderOnlyWhenNothingRuns) {
   VirtualClock clock;
@@ -68,7 +68,7 @@ TEST(VirtualClock, SleepingThreadsWakeAtTheirOwnTimes) {
 
 /// A device whose lane takes `kernel_s` per kernel and `copy_s` per copy in virtual time; the
 /// work itself happens at the modelled time on the clock's thread.
-class ModelledDevice final : public runtime::DeviceDriver {
+class ModelledDevice final : public device::DeviceDriver {
  public:
   ModelledDevice(VirtualClock& clock, double kernel_s, double copy_s)
       : clock_(clock), kernel_s_(kernel_s), copy_s_(copy_s) {}
@@ -77,11 +77,11 @@ class ModelledDevice final : public runtime::DeviceDriver {
   std::uint64_t memory_bytes() const override { return 1ull << 30; }
   void* allocate(std::size_t bytes) override { return std::calloc(bytes, 1); }
   void deallocate(void* block) noexcept override { std::free(block); }
-  void enqueue_h2d(void* dst, const runtime::HostRegion& src) override {
+  void enqueue_h2d(void* dst, const device::HostRegion& src) override {
     lane(copy_s_,
          [dst, src] { copy(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src); });
   }
-  void enqueue_d2h(const runtime::HostRegion& dst, const void* src) override {
+  void enqueue_d2h(const device::HostRegion& dst, const void* src) override {
     lane(copy_s_,
          [dst, src] { copy(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
   }
@@ -91,19 +91,19 @@ class ModelledDevice final : public runtime::DeviceDriver {
     const detail::CodeletImpl* c = &codelet;
     lane(kernel_s_, [c, copy_of] { c->fn(DeviceKind::Cuda)(copy_of); });
   }
-  void notify(runtime::DoneCallback done, void* user) override {
+  void notify(device::DoneCallback done, void* user) override {
     lane(0, [done, user] { done(user, nullptr); });
   }
-  void drain_trace(std::vector<runtime::TimedOp>&) override {}
-  runtime::VirtualClock* virtual_clock() override { return &clock_; }
-  void copy_to_host(const runtime::HostRegion& dst, const void* src) override {
+  void drain_trace(std::vector<device::TimedOp>&) override {}
+  device::VirtualClock* virtual_clock() override { return &clock_; }
+  void copy_to_host(const device::HostRegion& dst, const void* src) override {
     clock_.sleep_for(copy_s_);
     copy(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
   }
 
  private:
   static void copy(char* dst, std::size_t dst_pitch, const char* src, std::size_t src_pitch,
-                   const runtime::HostRegion& shape) {
+                   const device::HostRegion& shape) {
     for (std::size_t c = 0; c < shape.height; ++c)
       std::memcpy(dst + c * dst_pitch, src + c * src_pitch, shape.width);
   }
@@ -134,7 +134,7 @@ std::unique_ptr<Runtime> simulated_runtime(VirtualClock& clock, int cpus, double
   o.pin = false;
   o.scheduler = scheduler;
   o.offload = {"double"};
-  std::vector<std::unique_ptr<runtime::DeviceDriver>> drivers;
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::make_unique<ModelledDevice>(clock, kernel_s, copy_s));
   return detail::RuntimeAccess::make(o, std::move(drivers));
 }

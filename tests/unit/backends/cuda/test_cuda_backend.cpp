@@ -5,8 +5,8 @@
 #include <string>
 
 #include "conveyor/error.hpp"
+#include "conveyor/records.hpp"
 #include "cuda_test_support.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "backends/opencl/cl_error.hpp"
+#include "conveyor/records.hpp"
 #include "unit/backends/opencl/opencl_fixture.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {

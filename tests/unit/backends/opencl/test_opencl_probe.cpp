@@ -7,8 +7,8 @@
 #include "backends/opencl/probe_hooks.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
+#include "conveyor/records.hpp"
 #include "unit/backends/opencl/opencl_fixture.hpp"
-#include "core/device_details.hpp"
 
 namespace conveyor::test {
 namespace {

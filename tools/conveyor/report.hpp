@@ -1,22 +1,17 @@
 #pragma once
-/// Results as one JSON object per run, plus readable tables and CSV.
-///
-/// Every JSON result is {"conveyor": VERSION, "schema": 1, "command": ..., "machine": {...},
-/// "build": {...}, "options": {...}, "date": ..., "notes": [...], "results": [{...}, ...]}; keys
-/// are snake_case and carry their unit (best_gbs, latency_us, bytes).
-///
-///   conveyor::Report report("stream", {{"threads", "1-2"}});
-///   report.add_result({{"kernel", "triad"}, {"best_gbs", 20.1}});
-///   std::cout << report.to_json().dump(2);
+// The tool's output: one result document per run (conveyor/records.hpp's envelope, notes and
+// result rows), readable tables, CSV, and --json / --csv / --json-out handling.
+//
+//   Report report("stream", {{"threads", "1-2"}});
+//   report.add_result({{"kernel", "triad"}, {"best_gbs", 20.1}});
+//   std::cout << report.to_json().dump(2);
 #include <functional>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace conveyor {
-
-inline constexpr int kResultSchema = 1;
+namespace conveyor::cli {
 
 /// What every subcommand offers for output: a table (default), --json, --csv, --json-out FILE.
 struct OutputOptions {
@@ -70,8 +65,4 @@ void write_csv(std::ostream& out, const nlohmann::json& rows);
 void emit(const Report& report, const OutputOptions& options,
           const std::function<void(std::ostream&)>& print_table);
 
-/// The machine and build records that every result carries.
-nlohmann::json machine_record();
-nlohmann::json build_record();
-
-}  // namespace conveyor
+}  // namespace conveyor::cli

@@ -1,20 +1,14 @@
-#include "conveyor/report.hpp"
+#include "report.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 
-#include "build_info.hpp"
-#include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
-#include "core/utc_time.hpp"
+#include "conveyor/records.hpp"
 
-namespace conveyor {
+namespace conveyor::cli {
 
 Report::Report(std::string command, nlohmann::json options)
     : command_(std::move(command)), options_(std::move(options)) {}
@@ -25,44 +19,10 @@ void Report::add_note(std::string note) { notes_.push_back(std::move(note)); }
 
 nlohmann::json& Report::section(const std::string& key) { return sections_[key]; }
 
-namespace {
-
-std::string hostname() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof buffer - 1) != 0) return "unknown";
-  return buffer;
-}
-
-}  // namespace
-
-nlohmann::json machine_record() {
-  const Topology& t = host_topology();
-  nlohmann::json devices = nlohmann::json::array();
-  for (const auto& device : all_devices())
-    devices.push_back({{"id", device->info().id}, {"name", device->info().name}});
-  return {{"hostname", hostname()},
-          {"cpu_model", t.cpu_model},
-          {"packages", t.packages},
-          {"cores", t.cores.size()},
-          {"numa_nodes", t.numa_nodes.size()},
-          {"llc_total_bytes", t.llc_total_bytes},
-          {"memory_bytes", t.memory_bytes},
-          {"devices", devices}};
-}
-
-nlohmann::json build_record() {
-  return {{"version", kConveyorVersion},
-          {"build_type", kBuildType},
-          {"compiler", kCompiler},
-          {"backends", kBackends},
-          {"libraries", kLibraries}};
-}
-
 nlohmann::json Report::to_json() const {
-  nlohmann::json doc = {
-      {"conveyor", kConveyorVersion}, {"schema", kResultSchema}, {"command", command_},
-      {"machine", machine_record()},  {"build", build_record()}, {"options", options_},
-      {"date", utc_now_iso8601()},    {"notes", notes_},         {"results", results_}};
+  nlohmann::json doc = result_envelope(command_, options_);
+  doc["notes"] = notes_;
+  doc["results"] = results_;
   for (const auto& [key, value] : sections_.items()) doc[key] = value;
   return doc;
 }
@@ -144,4 +104,4 @@ void emit(const Report& report, const OutputOptions& options,
   std::cout.flush();
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::cli
