@@ -9,6 +9,8 @@
    runs (apps/<name>/...).
 2. A folder of src/ includes only the public headers, its own files and the folders below it
    (LAYERS). src/sim is the manycore simulator's own library and includes only itself.
+3. The runtime's public headers (RUNTIME_HEADERS and all they include) use no JSON library, so that
+   a program using only the task runtime needs none; measurement headers may.
 """
 import re
 import shutil
@@ -29,6 +31,8 @@ LAYERS = {
     "capi": set(),
     "distributed": {"device"},
 }
+RUNTIME_HEADERS = ("runtime.hpp", "codelet.hpp", "data.hpp", "device.hpp", "access.hpp",
+                   "error.hpp", "stats.hpp", "conveyor.h")
 GENERATED = {"build_info.hpp", "cli_config.hpp", "sim_paths.hpp"}  # written by CMake into the build tree
 SOURCES = ("*.cpp", "*.hpp", "*.h", "*.cu")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -85,8 +89,28 @@ def check_library(root):
     return problems
 
 
+def check_runtime_headers(root):
+    public = root / "include" / "conveyor"
+    problems = []
+    for header in RUNTIME_HEADERS:
+        seen, todo = set(), [header]
+        while todo:
+            name = todo.pop()
+            if name in seen or not (public / name).exists():
+                continue
+            seen.add(name)
+            text = (public / name).read_text(errors="replace")
+            if re.search(r"#\s*include\s*<nlohmann/", text):
+                problems.append(f"include/conveyor/{header}: reaches nlohmann/json through {name}; "
+                                "the runtime's headers stay free of JSON")
+            todo += [inc.split("/", 1)[1] for inc in INCLUDE.findall(text)
+                     if inc.startswith("conveyor/")]
+    return problems
+
+
 def check(root):
-    return check_user_code(root, "tools") + check_user_code(root, "apps") + check_library(root)
+    return (check_user_code(root, "tools") + check_user_code(root, "apps") + check_library(root) +
+            check_runtime_headers(root))
 
 
 def self_test():
@@ -101,9 +125,13 @@ def self_test():
         (root / "tools/conveyor/x.cpp").write_text('#include "runtime/runtime_impl.hpp"\n')
         (root / "apps/qr/qr.cpp").write_text('#include "conveyor/runtime.hpp"\n#include "core/md5.hpp"\n')
         (root / "src/sim/isa/decode.cpp").write_text('#include "core/units.hpp"\n')
+        (root / "include/conveyor").mkdir(parents=True)
+        (root / "include/conveyor/runtime.hpp").write_text('#include "conveyor/data.hpp"\n')
+        (root / "include/conveyor/data.hpp").write_text("#include <nlohmann/json.hpp>\n")
         found = check(root)
         expected = ["src/core/units.cpp", "tools/conveyor/x.cpp", "apps/qr/qr.cpp",
-                    "src/sim/isa/decode.cpp"]
+                    "src/sim/isa/decode.cpp", "include/conveyor/runtime.hpp",
+                    "include/conveyor/data.hpp"]
         missing = [e for e in expected if not any(p.startswith(e) for p in found)]
         extra = [p for p in found if not any(p.startswith(e) for e in expected)]
         if missing or extra:

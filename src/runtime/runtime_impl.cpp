@@ -73,6 +73,19 @@ Runtime::Impl::Impl(RuntimeOptions options,
   options_.scheduler = resolve_scheduler(options_, !extra_drivers.empty());
   // A simulated platform's virtual times are not this machine's: kept out of its models file.
   if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
+  const int platform_cores = open_drivers(std::move(extra_drivers));
+  make_coherence();
+  const int cpus = options_.cpus >= 0    ? options_.cpus
+                   : platform_cores >= 0 ? platform_cores
+                                         : static_cast<int>(host_topology().cores.size());
+  if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
+  make_workers(cpus);
+  make_scheduler();
+  if (trace_) name_trace_tracks();
+  start_workers();
+}
+
+int Runtime::Impl::open_drivers(std::vector<std::unique_ptr<device::DeviceDriver>> extra) {
   device::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
                               epoch_};
   int platform_cores = -1;
@@ -86,7 +99,7 @@ Runtime::Impl::Impl(RuntimeOptions options,
   } else {
     drivers_ = open_devices(options_.devices, config);
   }
-  for (auto& d : extra_drivers) drivers_.push_back(std::move(d));
+  for (auto& d : extra) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
     device::VirtualClock* c = d->virtual_clock();
     if (d == drivers_.front())
@@ -99,23 +112,26 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.trace) trace_ = std::make_unique<device::Trace>(epoch_, clock_);
   if (trace_)
     for (auto& d : drivers_) d->attach_trace(trace_.get());
+  return platform_cores;
+}
 
-  std::vector<std::string> spaces{"host"};
+std::vector<device::DeviceDriver*> Runtime::Impl::raw_drivers() const {
   std::vector<device::DeviceDriver*> raw;
-  for (auto& d : drivers_) {
-    spaces.push_back(d->id());
-    raw.push_back(d.get());
-  }
-  transfer_stats_ = std::make_unique<detail::TransferStats>(spaces);
-  coherence_ = std::make_unique<detail::CoherenceEngine>(options_.coherence, options_.device_copy,
-                                                         raw, options_.device_memory_limit,
-                                                         *transfer_stats_, trace_.get());
+  for (const auto& d : drivers_) raw.push_back(d.get());
+  return raw;
+}
 
-  // Workers: CPUs first, then one per device.
-  int cpus = options_.cpus >= 0    ? options_.cpus
-             : platform_cores >= 0 ? platform_cores
-                                   : static_cast<int>(host_topology().cores.size());
-  if (cpus == 0 && drivers_.empty()) throw UsageError("a runtime needs a CPU worker or a device");
+void Runtime::Impl::make_coherence() {
+  std::vector<std::string> spaces{"host"};
+  for (const auto& d : drivers_) spaces.push_back(d->id());
+  transfer_stats_ = std::make_unique<detail::TransferStats>(spaces);
+  coherence_ = std::make_unique<detail::CoherenceEngine>(
+      options_.coherence, options_.device_copy, raw_drivers(), options_.device_memory_limit,
+      *transfer_stats_, trace_.get());
+}
+
+// Workers: CPUs first, then one per device.
+void Runtime::Impl::make_workers(int cpus) {
   std::vector<int> placement;
   if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
@@ -124,7 +140,6 @@ Runtime::Impl::Impl(RuntimeOptions options,
       placement.clear();  // more workers than hardware threads: let the OS place them
     }
   }
-  runtime::SchedulerContext context;
   for (int i = 0; i < cpus; ++i) {
     auto w = std::make_unique<Worker>();
     w->index = static_cast<int>(workers_.size());
@@ -146,9 +161,6 @@ Runtime::Impl::Impl(RuntimeOptions options,
     }
     workers_.push_back(std::move(w));
   }
-  for (const auto& w : workers_) context.workers.push_back(w->desc);
-  for (const auto& name : options_.offload) context.offload.insert(name);
-  context.coherence = coherence_.get();
   coherence_->set_wake([this, first_device = cpus](int space) {
     std::lock_guard lock(mutex_);
     Worker& w = *workers_[first_device + space - 1];
@@ -156,32 +168,39 @@ Runtime::Impl::Impl(RuntimeOptions options,
     rouse(w.asleep);
     w.cv.notify_one();
   });
+}
+
+void Runtime::Impl::make_scheduler() {
+  runtime::SchedulerContext context;
+  for (const auto& w : workers_) context.workers.push_back(w->desc);
+  for (const auto& name : options_.offload) context.offload.insert(name);
+  context.coherence = coherence_.get();
   if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
-    models_ =
-        std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration, raw);
+    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
+                                                      raw_drivers());
     context.models = &models_->models();
     context.calibrate = options_.calibrate;
     context.now = [this] { return now_s(); };
   }
   scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
+}
 
-  if (trace_) {
-    trace_->name_process(device::kHostPid, "host");
-    for (const auto& w : workers_) {
-      if (!w->driver) {
-        trace_->name_track(device::kHostPid, w->index + 1, w->desc.name);
-        continue;
-      }
-      int pid = w->desc.space + 1;
-      const std::string& id = w->driver->id();
-      trace_->name_process(pid, id);
-      trace_->name_track(pid, device::kDeviceWorkerTid, id + " worker");
-      trace_->name_track(pid, device::kH2dTid, id + " h2d");
-      trace_->name_track(pid, device::kD2hTid, id + " d2h");
-      trace_->name_track(pid, device::kD2dTid, id + " d2d");
+// One Chrome-trace process per memory space, one track per worker and copy direction.
+void Runtime::Impl::name_trace_tracks() {
+  trace_->name_process(device::kHostPid, "host");
+  for (const auto& w : workers_) {
+    if (!w->driver) {
+      trace_->name_track(device::kHostPid, w->index + 1, w->desc.name);
+      continue;
     }
+    int pid = w->desc.space + 1;
+    const std::string& id = w->driver->id();
+    trace_->name_process(pid, id);
+    trace_->name_track(pid, device::kDeviceWorkerTid, id + " worker");
+    trace_->name_track(pid, device::kH2dTid, id + " h2d");
+    trace_->name_track(pid, device::kD2hTid, id + " d2h");
+    trace_->name_track(pid, device::kD2dTid, id + " d2d");
   }
-  start_workers();
 }
 
 void Runtime::Impl::start_workers() {

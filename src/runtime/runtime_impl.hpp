@@ -97,6 +97,14 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::vector<detail::DataState*> early_list;     ///< reused by begin_early_write_backs
   };
 
+  // The constructor's steps, in order. open_drivers returns the simulated platform's host cores
+  // (-1 on real hardware).
+  int open_drivers(std::vector<std::unique_ptr<device::DeviceDriver>> extra);
+  std::vector<device::DeviceDriver*> raw_drivers() const;
+  void make_coherence();
+  void make_workers(int cpus);
+  void make_scheduler();
+  void name_trace_tracks();
   void start_workers();
   void cpu_loop(Worker& w);
   void device_loop(Worker& w);
