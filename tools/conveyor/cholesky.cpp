@@ -59,52 +59,77 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 
 // "cpu" in --devices means CPU workers and "all" the CPUs and every device; the runtime expands
 // the rest (its "all" is every device).
-std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
+struct Workers {
   bool with_cpu = false;
+  std::vector<std::string> devices;
+};
+Workers workers_of(const CholeskyCliOptions& o) {
+  Workers w;
   std::vector<std::string> device_ids;
   for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
+    if (d == "cpu" || d == "cpu:0" || d == "all") w.with_cpu = true;
     if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
   }
-  const std::vector<std::string> devices = expand_devices(device_ids);
-  if (!with_cpu && o.cpus > 0) throw UsageError("cholesky: --cpus needs cpu in --devices");
+  w.devices = expand_devices(device_ids);
+  if (!w.with_cpu && o.cpus > 0) throw UsageError("cholesky: --cpus needs cpu in --devices");
   if (o.cpus == 0)
     throw UsageError("cholesky: --cpus must be positive (leave cpu out of --devices for none)");
   if (o.cpus < -1) throw UsageError("cholesky: --cpus must be positive");
-  if (o.block_given && o.block <= 0)
-    throw UsageError("cholesky: --block must be positive (got " + std::to_string(o.block) + ")");
-  const bool simulate = !o.platform.empty();
-  if (simulate && !devices.empty())
+  if (!o.platform.empty() && !w.devices.empty())
     throw UsageError("cholesky: --platform brings its own devices; give --devices cpu or nothing");
-  if (!simulate && (!o.gpus.empty() || o.sim_run_kernels))
-    throw UsageError("cholesky: --gpus and --sim-run-kernels need --platform");
-  std::vector<int> gpu_counts{0};
-  if (simulate) {
-    gpu_counts = o.gpus;
-    if (gpu_counts.empty()) {  // 1, 2, 4, ... up to the platform's devices
-      int have = static_cast<int>(platform_device_count(o.platform));
-      for (int g = 1; g <= have; g *= 2) gpu_counts.push_back(g);
-      if (gpu_counts.back() != have) gpu_counts.push_back(have);
-    }
-    for (int g : gpu_counts)
-      if (g <= 0) throw UsageError("cholesky: --gpus counts must be positive");
+  return w;
+}
+
+// The simulated GPU counts to run: --gpus, else 1, 2, 4, ... up to the platform's devices; {0}
+// (no simulated devices) without --platform.
+std::vector<int> gpu_counts_of(const CholeskyCliOptions& o) {
+  if (o.platform.empty()) {
+    if (!o.gpus.empty() || o.sim_run_kernels)
+      throw UsageError("cholesky: --gpus and --sim-run-kernels need --platform");
+    return {0};
   }
-  // The runtime chooses the scheduler unless --sched names one. The seed's placement, gemm on the
-  // devices, is this app's default for the seed's schedulers (offload, round-robin, locality) and
-  // on a simulated platform (table 5's layout, so the runtime chooses offload there); the model
-  // schedulers place every codelet.
+  std::vector<int> counts = o.gpus;
+  if (counts.empty()) {
+    int have = static_cast<int>(platform_device_count(o.platform));
+    for (int g = 1; g <= have; g *= 2) counts.push_back(g);
+    if (counts.back() != have) counts.push_back(have);
+  }
+  for (int g : counts)
+    if (g <= 0) throw UsageError("cholesky: --gpus counts must be positive");
+  return counts;
+}
+
+// The codelets the devices run, and the scheduler the runtime will choose (unless --sched names
+// one). The seed's placement, gemm on the devices, is this app's default for the seed's
+// schedulers (offload, round-robin, locality) and on a simulated platform (table 5's layout, so
+// the runtime chooses offload there); the model schedulers place every codelet.
+std::pair<std::vector<std::string>, std::string> placement_of(const CholeskyCliOptions& o,
+                                                              const Workers& w) {
+  const bool simulate = !o.platform.empty();
   std::vector<std::string> offload = o.offload;
   const bool seed_scheduler = o.sched.empty() ? simulate : o.sched.rfind("model", 0) != 0;
   if (offload.empty() && seed_scheduler) offload = {"gemm"};
   RuntimeOptions chosen;
   chosen.scheduler = o.sched.empty() ? "auto" : o.sched;
-  chosen.devices = devices;
+  chosen.devices = w.devices;
   chosen.platform = o.platform;
-  chosen.offload = devices.empty() && !simulate ? std::vector<std::string>{} : offload;
-  const std::string sched = resolved_scheduler(chosen);
+  chosen.offload = w.devices.empty() && !simulate ? std::vector<std::string>{} : offload;
+  std::string sched = resolved_scheduler(chosen);
   if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
   if ((o.calibrate || !o.models.empty()) && sched.rfind("model", 0) != 0)
     throw UsageError("cholesky: --calibrate and --models apply to --sched model or model-ready");
+  return {std::move(offload), std::move(sched)};
+}
+
+std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
+  if (o.block_given && o.block <= 0)
+    throw UsageError("cholesky: --block must be positive (got " + std::to_string(o.block) + ")");
+  const Workers workers = workers_of(o);
+  const std::vector<std::string>& devices = workers.devices;
+  const bool with_cpu = workers.with_cpu;
+  const bool simulate = !o.platform.empty();
+  const std::vector<int> gpu_counts = gpu_counts_of(o);
+  const auto [offload, sched] = placement_of(o, workers);
   std::uint64_t device_memory = 0;
   if (!o.device_memory.empty()) {
     device_memory = parse_bytes(o.device_memory, "--device-memory");
