@@ -98,6 +98,8 @@ struct AutoDecision {
   StagingPrediction predicted;  // usable when the calibration could predict the row
   bool by_model = false;
   double timed_all = 0, timed_split = 0;  // plain / staged best time of the timing; 0: not timed
+  bool staging = true;
+  PipelineStrategy strategy = PipelineStrategy::All;
 };
 
 std::string choice(bool staging, PipelineStrategy strategy) {
@@ -113,10 +115,9 @@ std::string no_model_note(const StagingPrediction& p) {
 }
 
 // One line per auto row: what was chosen, and why (the predicted rates, or the timed speedups).
-std::string decision_note(int threads, StreamKernel k, bool staging, PipelineStrategy strategy,
-                          const AutoDecision& d) {
+std::string decision_note(int threads, StreamKernel k, const AutoDecision& d) {
   std::string head = fmt::format("auto, {} thread{}, {}: {}", threads, threads == 1 ? "" : "s",
-                                 traits(k).name, choice(staging, strategy));
+                                 traits(k).name, choice(d.staging, d.strategy));
   std::string model;
   if (d.predicted.usable)
     model = fmt::format("predicted plain {:.2f}, all {:.2f}, split {:.2f} GB/s",
@@ -134,6 +135,63 @@ bool device_mover(const std::string& name) {
 }
 
 }  // namespace
+
+StagingQuery query_of(const PipelineSweepOptions& o, int threads, StreamKernel kernel) {
+  StagingQuery q;
+  q.mover = o.mover;
+  q.copy_threads = o.mover_options.copy_threads;
+  q.threads = threads;
+  q.kernel = kernel;
+  q.variant = o.variant;
+  q.binding = o.binding;
+  q.elements = o.elements;
+  q.block_bytes = o.block_bytes;
+  return q;
+}
+
+// Auto: from the calibration's model when it can predict this row (and --calibrate did not ask
+// for timing), else a short timing (3 alternating runs against the plain kernel) of all and
+// split. Either way staging is kept only when it beats the plain kernel.
+template <typename Make, typename Plain, typename Staged>
+AutoDecision decide_auto(const PipelineSweepOptions& o, int threads, StreamKernel k, Make&& make,
+                         Plain&& plain_fn, Staged&& staged_run, std::vector<std::string>& notes) {
+  AutoDecision d;
+  if (o.staging_model) {
+    d.predicted = predict_staging(*o.staging_model, query_of(o, threads, k));
+    if (!d.predicted.usable) add_once(notes, no_model_note(d.predicted));
+  }
+  if (d.predicted.usable && !o.calibrate) {
+    d.by_model = true;
+    d.staging = d.predicted.staging;
+    d.strategy = d.predicted.strategy;
+  } else {
+    double best_ratio = 0;
+    for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
+      auto p = make(s);
+      auto [plain_t, piped_t] = time_alternating(3, plain_fn, [&] { staged_run(*p); });
+      double ratio = plain_t.best / piped_t.best;
+      (s == PipelineStrategy::All ? d.timed_all : d.timed_split) = ratio;
+      if (ratio > best_ratio) best_ratio = ratio, d.strategy = s;
+    }
+    // Three runs on a shared machine cannot tell smaller gains than the margin from noise.
+    d.staging = best_ratio > kAutoMargin;
+  }
+  notes.push_back(decision_note(threads, k, d));
+  return d;
+}
+
+// What an auto row carries of its decision.
+void record_decision(PipelineRow& row, const AutoDecision& d) {
+  row.decided_by = d.by_model ? "model" : "timing";
+  if (d.predicted.usable) {
+    row.predicted_plain_gbs = d.predicted.plain_gbs;
+    row.predicted_all_gbs = d.predicted.all_gbs;
+    row.predicted_split_gbs = d.predicted.split_gbs;
+    row.model_strategy = choice(d.predicted.staging, d.predicted.strategy);
+  }
+  row.timed_all_speedup = d.timed_all;
+  row.timed_split_speedup = d.timed_split;
+}
 
 PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   if (o.threads.empty()) throw UsageError("pipeline sweep: no thread counts");
@@ -207,18 +265,6 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         continue;
       }
 
-      auto query = [&](int t, StreamKernel kernel_id) {
-        StagingQuery q;
-        q.mover = o.mover;
-        q.copy_threads = o.mover_options.copy_threads;
-        q.threads = t;
-        q.kernel = kernel_id;
-        q.variant = o.variant;
-        q.binding = o.binding;
-        q.elements = o.elements;
-        q.block_bytes = o.block_bytes;
-        return q;
-      };
       auto make = [&](PipelineStrategy strategy) {
         PipelineConfig config;
         config.threads = threads;
@@ -229,36 +275,14 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         config.variant = o.variant;
         return std::make_unique<Pipeline>(make_mover(o.mover, o.mover_options), config);
       };
-      // Auto: from the calibration's model when it can predict this row (and --calibrate did not
-      // ask for timing), else a short timing (3 alternating runs against the plain kernel) of all
-      // and split. Either way staging is kept only when it beats the plain kernel.
-      PipelineStrategy strategy = o.strategy;
-      bool staging = true;
       AutoDecision decision;
-      if (strategy == PipelineStrategy::Auto) {
-        if (o.staging_model) {
-          decision.predicted = predict_staging(*o.staging_model, query(threads, k));
-          if (!decision.predicted.usable) add_once(sweep.notes, no_model_note(decision.predicted));
-        }
-        if (decision.predicted.usable && !o.calibrate) {
-          decision.by_model = true;
-          staging = decision.predicted.staging;
-          strategy = decision.predicted.strategy;
-        } else {
-          double best_ratio = 0;
-          for (PipelineStrategy s : {PipelineStrategy::All, PipelineStrategy::Split}) {
-            auto p = make(s);
-            auto [plain_t, piped_t] =
-                time_alternating(3, plain_fn, [&] { p->run(kernel, arrays); });
-            double ratio = plain_t.best / piped_t.best;
-            (s == PipelineStrategy::All ? decision.timed_all : decision.timed_split) = ratio;
-            if (ratio > best_ratio) best_ratio = ratio, strategy = s;
-          }
-          // Three runs on a shared machine cannot tell smaller gains than the margin from noise.
-          staging = best_ratio > kAutoMargin;
-        }
-        sweep.notes.push_back(decision_note(threads, k, staging, strategy, decision));
-      }
+      decision.strategy = o.strategy;
+      if (o.strategy == PipelineStrategy::Auto)
+        decision = decide_auto(
+            o, threads, k, make, plain_fn, [&](Pipeline& p) { p.run(kernel, arrays); },
+            sweep.notes);
+      const bool staging = decision.staging;
+      const PipelineStrategy strategy = decision.strategy;
       std::unique_ptr<Pipeline> p;
       if (staging) p = make(strategy);
       double dot = 0;
@@ -287,17 +311,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
         p->run(kernel, arrays);
       }
       row.speedup = row.best_gbs / cpu.best_gbs;
-      if (o.strategy == PipelineStrategy::Auto) {
-        row.decided_by = decision.by_model ? "model" : "timing";
-        if (decision.predicted.usable) {
-          row.predicted_plain_gbs = decision.predicted.plain_gbs;
-          row.predicted_all_gbs = decision.predicted.all_gbs;
-          row.predicted_split_gbs = decision.predicted.split_gbs;
-          row.model_strategy = choice(decision.predicted.staging, decision.predicted.strategy);
-        }
-        row.timed_all_speedup = decision.timed_all;
-        row.timed_split_speedup = decision.timed_split;
-      }
+      if (o.strategy == PipelineStrategy::Auto) record_decision(row, decision);
       sweep.rows.push_back(row);
     }
   }
