@@ -169,9 +169,6 @@ void ProgressEngine::fail_everything(std::vector<Active>& active, std::vector<Me
 void ProgressEngine::loop() {
   std::vector<Active> active;
   std::vector<Message> incoming;
-  std::vector<MPI_Request> requests;
-  std::vector<int> indices;
-  std::vector<MPI_Status> statuses;
   std::vector<MPI_Request> notices;  // abort notices we sent
   std::string notice_text;
   char notice_in[kReasonBytes] = {};
@@ -239,61 +236,9 @@ void ProgressEngine::loop() {
       }
     }
     if (!active.empty()) {
-      requests.resize(active.size());
-      for (std::size_t i = 0; i < active.size(); ++i) requests[i] = active[i].request;
-      indices.resize(active.size());
-      statuses.resize(active.size());
-      int done = 0;
-      int rc = MPI_Testsome(static_cast<int>(requests.size()), requests.data(), &done,
-                            indices.data(), statuses.data());
-      if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-        // No request can be trusted any more: fail them all and tell the other ranks.
-        char text[MPI_MAX_ERROR_STRING] = {};
-        int length = 0;
-        MPI_Error_string(rc, text, &length);
-        abort(fmt::format("MPI_Testsome failed: {}", text));
-        continue;
-      }
-      if (done > 0 && done != MPI_UNDEFINED) {
-        progressed = true;
-        for (int k = 0; k < done; ++k) {
-          Active& a = active[static_cast<std::size_t>(indices[k])];
-          a.request = MPI_REQUEST_NULL;
-          if (a.finished) continue;
-          a.finished = true;
-          const MPI_Status& st = statuses[static_cast<std::size_t>(k)];
-          if (rc == MPI_ERR_IN_STATUS && st.MPI_ERROR != MPI_SUCCESS) {
-            char text[MPI_MAX_ERROR_STRING] = {};
-            int length = 0;
-            MPI_Error_string(st.MPI_ERROR, text, &length);
-            std::string why = fmt::format(
-                "MPI {} with rank {} failed: {}",
-                a.message.kind == Message::Kind::Send ? "send" : "receive", a.message.peer, text);
-            a.message.completion.fail(why);
-            abort(why);
-            continue;
-          }
-          if (now_) {
-            std::lock_guard lock(mutex_);
-            events_.push_back(
-                {a.message.kind, a.message.peer, a.message.bytes(), a.start_s, now_()});
-          }
-          if (a.message.kind == Message::Kind::Send) {
-            ++sent_;
-            bytes_sent_ += a.message.bytes();
-          } else {
-            ++received_;
-            bytes_received_ += a.message.bytes();
-          }
-          a.message.completion.done();
-        }
-        // Drop finished entries (order does not matter to MPI_Testsome).
-        active.erase(std::remove_if(active.begin(), active.end(),
-                                    [](const Active& a) {
-                                      return a.finished && a.request == MPI_REQUEST_NULL;
-                                    }),
-                     active.end());
-      }
+      Tested t = test_active(active);
+      if (t == Tested::Broken) continue;
+      progressed |= t == Tested::Progressed;
     }
     if (stopping) break;
     if (progressed) {
@@ -308,8 +253,72 @@ void ProgressEngine::loop() {
     wake_.wait_for(lock, sleep, [&] { return !queue_.empty() || stop_ || abort_to_send_; });
   }
 
-  // Shutdown: whatever is left belongs to tasks that never completed (no wait_all before the
-  // layer went away, or an abort).
+  shut_down(active, notice_recv, notices);
+}
+
+ProgressEngine::Tested ProgressEngine::test_active(std::vector<Active>& active) {
+  requests_.resize(active.size());
+  for (std::size_t i = 0; i < active.size(); ++i) requests_[i] = active[i].request;
+  indices_.resize(active.size());
+  statuses_.resize(active.size());
+  int done = 0;
+  int rc = MPI_Testsome(static_cast<int>(requests_.size()), requests_.data(), &done,
+                        indices_.data(), statuses_.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    // No request can be trusted any more: fail them all and tell the other ranks.
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    abort(fmt::format("MPI_Testsome failed: {}", text));
+    return Tested::Broken;
+  }
+  if (done <= 0 || done == MPI_UNDEFINED) return Tested::Nothing;
+  for (int k = 0; k < done; ++k) {
+    Active& a = active[static_cast<std::size_t>(indices_[k])];
+    a.request = MPI_REQUEST_NULL;
+    if (a.finished) continue;
+    a.finished = true;
+    complete(a, statuses_[static_cast<std::size_t>(k)], rc == MPI_ERR_IN_STATUS);
+  }
+  // Drop finished entries (order does not matter to MPI_Testsome).
+  active.erase(
+      std::remove_if(active.begin(), active.end(),
+                     [](const Active& a) { return a.finished && a.request == MPI_REQUEST_NULL; }),
+      active.end());
+  return Tested::Progressed;
+}
+
+void ProgressEngine::complete(Active& a, const MPI_Status& st, bool error_in_status) {
+  if (error_in_status && st.MPI_ERROR != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = {};
+    int length = 0;
+    MPI_Error_string(st.MPI_ERROR, text, &length);
+    std::string why = fmt::format("MPI {} with rank {} failed: {}",
+                                  a.message.kind == Message::Kind::Send ? "send" : "receive",
+                                  a.message.peer, text);
+    a.message.completion.fail(why);
+    abort(why);
+    return;
+  }
+  if (now_) {
+    std::lock_guard lock(mutex_);
+    events_.push_back({a.message.kind, a.message.peer, a.message.bytes(), a.start_s, now_()});
+  }
+  if (a.message.kind == Message::Kind::Send) {
+    ++sent_;
+    bytes_sent_ += a.message.bytes();
+  } else {
+    ++received_;
+    bytes_received_ += a.message.bytes();
+  }
+  a.message.completion.done();
+}
+
+void ProgressEngine::shut_down(std::vector<Active>& active, MPI_Request& notice_recv,
+                               std::vector<MPI_Request>& notices) {
+  // Whatever is left belongs to tasks that never completed (no wait_all before the layer went
+  // away, or an abort).
+  std::vector<Message> incoming;
   {
     std::lock_guard lock(mutex_);
     incoming.swap(queue_);

@@ -98,8 +98,22 @@ class ProgressEngine {
 
   void loop();
   void start(Message& m, std::vector<Active>& active);
+  enum class Tested { Nothing, Progressed, Broken };
+  /// MPI_Testsome over `active`: completes the messages that finished and drops them. Broken:
+  /// MPI_Testsome itself failed, and the layer is aborting.
+  Tested test_active(std::vector<Active>& active);
+  /// One message that MPI finished: its task completes (or fails with MPI's error).
+  void complete(Active& a, const MPI_Status& status, bool error_in_status);
+  /// The loop's end: what is left belongs to tasks that never completed.
+  void shut_down(std::vector<Active>& active, MPI_Request& notice_recv,
+                 std::vector<MPI_Request>& notices);
   void fail_everything(std::vector<Active>& active, std::vector<Message>& queued);
   void record_abort(int origin, const std::string& reason);
+
+  // The progress thread's MPI_Testsome arrays, kept between calls.
+  std::vector<MPI_Request> requests_;
+  std::vector<int> indices_;
+  std::vector<MPI_Status> statuses_;
 
   MPI_Comm data_, control_;
   int rank_, size_;
