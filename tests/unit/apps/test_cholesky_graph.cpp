@@ -173,8 +173,7 @@ TEST_P(CholeskyOffload, CopyCountsFollowTheFormulaForOtherSizes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, CholeskyOffload, ::testing::Values("opencl:0", "cuda:0"),
-                         test::device_test_name);
+CONVEYOR_INSTANTIATE_PER_ACCELERATOR(CholeskyOffload);
 
 }  // namespace
 }  // namespace conveyor::apps::cholesky

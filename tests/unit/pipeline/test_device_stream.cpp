@@ -7,24 +7,14 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/pipeline.hpp"
+#include "unit/backends/per_device.hpp"
 
 namespace conveyor::test {
 namespace {
 
-std::string first_device_of(DeviceKind kind) {
-  for (const auto& backend : backends())
-    if (backend->kind() == kind && !backend->devices().empty())
-      return backend->devices().front()->info().id;
-  return "";
-}
-
-class DeviceStreamTest : public ::testing::TestWithParam<DeviceKind> {
+class DeviceStreamTest : public PerDevice {
  protected:
-  void SetUp() override {
-    id_ = first_device_of(GetParam());
-    if (id_.empty()) GTEST_SKIP() << "no " << to_string(GetParam()) << " device here";
-  }
-  std::string id_;
+  std::string id() const { return GetParam(); }
 };
 
 TEST_P(DeviceStreamTest, MatchesThePlainKernels) {
@@ -34,7 +24,7 @@ TEST_P(DeviceStreamTest, MatchesThePlainKernels) {
     for (StreamKernel k : kStreamKernels) {
       std::vector<double> a(n + 1), b(n + 1), c(n + 1);
       // After the arrays: a stream may keep them page-locked until it is destroyed.
-      auto stream = make_device_stream(id_, {kBlock * sizeof(double), 2});
+      auto stream = make_device_stream(id(), {kBlock * sizeof(double), 2});
       for (std::size_t i = 0; i <= n; ++i) {
         a[i] = 1.0 + static_cast<double>(i % 7);
         b[i] = 2.0 - static_cast<double>(i % 5);
@@ -71,9 +61,7 @@ TEST_P(DeviceStreamTest, MatchesThePlainKernels) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Devices, DeviceStreamTest,
-                         ::testing::Values(DeviceKind::OpenCL, DeviceKind::Cuda),
-                         [](const auto& info) { return std::string(to_string(info.param)); });
+CONVEYOR_INSTANTIATE_PER_ACCELERATOR(DeviceStreamTest);
 
 TEST(DeviceStreamErrors, HostCpuHasNoDeviceStream) {
   EXPECT_THROW(make_device_stream("cpu", {}), UsageError);

@@ -10,6 +10,7 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/runtime.hpp"
+#include "unit/backends/per_device.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor::test {
@@ -35,23 +36,11 @@ class RuntimePerDevice : public ::testing::TestWithParam<std::string> {
   }
 };
 
-/// "emu", then the devices the registered backends found, then "<kind>:0" for a backend without
-/// any (those skip): the list follows the build and the machine, not this file.
+/// "emu", then the accelerators (unit/backends/per_device.hpp's list).
 inline std::vector<std::string> runtime_test_devices() {
   std::vector<std::string> ids{"emu"};
-  for (const auto& backend : backends()) {
-    if (backend->kind() == DeviceKind::Cpu) continue;
-    for (const auto& d : backend->devices()) ids.push_back(d->info().id);
-    if (backend->devices().empty()) ids.push_back(std::string(to_string(backend->kind())) + ":0");
-  }
+  for (auto& id : test_devices(false)) ids.push_back(std::move(id));
   return ids;
-}
-
-inline std::string runtime_device_name(const ::testing::TestParamInfo<std::string>& info) {
-  std::string name = info.param;
-  for (char& ch : name)
-    if (ch == ':') ch = '_';
-  return name;
 }
 
 }  // namespace conveyor::test
@@ -59,4 +48,4 @@ inline std::string runtime_device_name(const ::testing::TestParamInfo<std::strin
 #define CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(Suite)                                    \
   INSTANTIATE_TEST_SUITE_P(Devices, Suite,                                                \
                            ::testing::ValuesIn(::conveyor::test::runtime_test_devices()), \
-                           ::conveyor::test::runtime_device_name)
+                           ::conveyor::test::device_test_name)
