@@ -7,7 +7,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 namespace {
 // The data whose lock this thread holds while allocating: eviction must skip it (try_lock on a
 // mutex the thread already owns is undefined).
@@ -65,25 +65,6 @@ struct CoherenceEngine::WriteBack {
   const void* block = nullptr;
   double start_us = 0;
 };
-
-const char* to_string(Msi s) {
-  switch (s) {
-    case Msi::Invalid:
-      return "I";
-    case Msi::Shared:
-      return "S";
-    case Msi::Modified:
-      return "M";
-  }
-  return "?";
-}
-
-std::string DataState::describe() const {
-  std::string label = name.empty() ? std::string("data") : fmt::format("'{}'", name);
-  if (cols == 1) return fmt::format("{} (vector of {} bytes)", label, bytes());
-  return fmt::format("{} ({}x{} matrix of {}-byte elements, ld {})", label, rows, cols, elem_size,
-                     ld);
-}
 
 CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
                                  std::vector<device::DeviceDriver*> drivers,
@@ -644,4 +625,4 @@ void CoherenceEngine::reset_peaks() {
   for (auto& s : spaces_) s->memory->reset_peak();
 }
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

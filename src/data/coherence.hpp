@@ -28,7 +28,7 @@
 #include "device/trace.hpp"
 #include "device/virtual_clock.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 class CoherenceEngine {
  public:
@@ -160,4 +160,4 @@ class CoherenceEngine {
   bool* pending_dozing_ = nullptr;  ///< the destructor waits on a virtual clock: its flag
 };
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

@@ -115,3 +115,15 @@ struct DataAccess {
 };
 
 }  // namespace conveyor::detail
+
+// The data layer's machinery (coherence, device memory, transfer statistics) is conveyor::data; it
+// works on these states, which stay in conveyor::detail because the public headers name them.
+namespace conveyor::data {
+using detail::DataAccess;
+using detail::DataState;
+using detail::kHostSpace;
+using detail::Msi;
+using detail::MsiCell;
+using detail::Replica;
+using detail::valid;
+}  // namespace conveyor::data

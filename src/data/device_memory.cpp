@@ -5,7 +5,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 DeviceMemory::DeviceMemory(device::DeviceDriver& driver, int space, std::uint64_t limit,
                            TransferStats& stats)
@@ -125,4 +125,4 @@ void DeviceMemory::free(void* block, std::size_t bytes) {
   used_ -= bytes;
 }
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

@@ -14,7 +14,7 @@
 #include "data/transfer_stats.hpp"
 #include "device/driver.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 class DeviceMemory {
  public:
@@ -67,4 +67,4 @@ class DeviceMemory {
   std::uint64_t peak_ = 0;
 };
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

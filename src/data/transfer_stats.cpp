@@ -1,6 +1,6 @@
 #include "data/transfer_stats.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 TransferStats::TransferStats(std::vector<std::string> spaces)
     : spaces_(std::move(spaces)),
@@ -80,4 +80,4 @@ void TransferStats::reset() {
   }
 }
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

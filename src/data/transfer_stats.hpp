@@ -9,7 +9,7 @@
 
 #include "conveyor/runtime.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 class TransferStats {
  public:
@@ -66,4 +66,4 @@ class TransferStats {
   std::unique_ptr<std::atomic<std::uint64_t>[]> prefetches_dropped_;
 };
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

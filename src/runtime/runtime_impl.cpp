@@ -124,8 +124,8 @@ std::vector<device::DeviceDriver*> Runtime::Impl::raw_drivers() const {
 void Runtime::Impl::make_coherence() {
   std::vector<std::string> spaces{"host"};
   for (const auto& d : drivers_) spaces.push_back(d->id());
-  transfer_stats_ = std::make_unique<detail::TransferStats>(spaces);
-  coherence_ = std::make_unique<detail::CoherenceEngine>(
+  transfer_stats_ = std::make_unique<data::TransferStats>(spaces);
+  coherence_ = std::make_unique<data::CoherenceEngine>(
       options_.coherence, options_.device_copy, raw_drivers(), options_.device_memory_limit,
       *transfer_stats_, trace_.get());
 }
@@ -728,7 +728,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
 void Runtime::Impl::device_loop(Worker& w) {
   const int capacity = options_.device_tasks_in_flight;
   std::vector<Slot*> done;
-  std::vector<detail::CoherenceEngine::WriteBack*> early;
+  std::vector<data::CoherenceEngine::WriteBack*> early;
   std::unique_lock lock(mutex_);
   for (;;) {
     if (!w.completed.empty()) {
@@ -831,7 +831,7 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
 
 void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>& done,
                                             std::unique_lock<std::mutex>& lock,
-                                            std::vector<detail::CoherenceEngine::WriteBack*>& out) {
+                                            std::vector<data::CoherenceEngine::WriteBack*>& out) {
   // Under mutex_: the graph says whether a task submitted after one of these uses the data (it
   // is still its last writer, or a later task reads or writes it).
   w.early_list.clear();
@@ -890,7 +890,7 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
     for (; w.prepared < t->accesses.size(); ++w.prepared) {
       const TaskAccess& a = t->accesses[w.prepared];
       int reservation = coherence_->reserve_on_device(*a.data, space, a.mode);
-      if (reservation == detail::CoherenceEngine::kNoRoom) return Launch::Blocked;
+      if (reservation == data::CoherenceEngine::kNoRoom) return Launch::Blocked;
       w.reservations[w.prepared] = reservation;
     }
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {

@@ -125,7 +125,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// (RuntimeOptions::early_write_back) to be enqueued by the caller without the lock.
   void begin_early_write_backs(Worker& w, const std::vector<Slot*>& done,
                                std::unique_lock<std::mutex>& lock,
-                               std::vector<detail::CoherenceEngine::WriteBack*>& out);
+                               std::vector<data::CoherenceEngine::WriteBack*>& out);
   /// RuntimeOptions::prefetch, driver thread with mutex_ held (released while copying): starts the
   /// copies in of the next tasks in the worker's own queue not looked at yet, so that the queue
   /// holds at most device_tasks_in_flight such tasks ahead. Returns whether it looked at any.
@@ -166,8 +166,8 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::chrono::steady_clock::time_point epoch_;
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers_;
   std::unique_ptr<device::Trace> trace_;
-  std::unique_ptr<detail::TransferStats> transfer_stats_;
-  std::unique_ptr<detail::CoherenceEngine> coherence_;
+  std::unique_ptr<data::TransferStats> transfer_stats_;
+  std::unique_ptr<data::CoherenceEngine> coherence_;
   device::VirtualClock* clock_ = nullptr;          // the simulated platform's, else null
   std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 

@@ -98,7 +98,7 @@ void Scheduler::note_queued(const Task& task, int worker, int delta) const {
   int space = context_.workers[worker].space;
   if (space == 0 || !context_.coherence) return;  // CPU workers: nothing to evict
   for (const auto& a : task.accesses)
-    if (reads(a.mode)) detail::CoherenceEngine::note_queued(*a.data, space, delta);
+    if (reads(a.mode)) data::CoherenceEngine::note_queued(*a.data, space, delta);
 }
 
 void Scheduler::OwnQueue::push(Task* t) {

@@ -50,7 +50,7 @@ struct SchedulerContext {
   std::vector<WorkerDesc> workers;
   std::set<std::string, std::less<>> offload;  ///< codelet names placed on devices
   /// Where data is: policies ask it (e.g. bytes_missing), never DataState directly.
-  detail::CoherenceEngine* coherence = nullptr;
+  data::CoherenceEngine* coherence = nullptr;
   /// Cost-aware policies: the performance models (the runtime keeps them, with a link model per
   /// device), and whether to measure every (codelet, device) before trusting it (calibration).
   perfmodel::PerfModels* models = nullptr;

@@ -8,7 +8,7 @@
 #include "data/coherence.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 namespace {
 
 struct Fixture {
@@ -206,4 +206,4 @@ TEST(Coherence, NaiveCopiesAroundEveryDeviceTask) {
 }
 
 }  // namespace
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

@@ -11,7 +11,7 @@
 #include "data/coherence.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::data {
 namespace {
 
 void setup(CoherenceEngine& engine, DataState& d, std::vector<int>& v) {
@@ -81,4 +81,4 @@ TEST(WriteBacks, CompletionsAtOnceRunWithoutADataLockHeld) {
 }
 
 }  // namespace
-}  // namespace conveyor::detail
+}  // namespace conveyor::data
