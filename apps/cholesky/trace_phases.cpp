@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "conveyor/error.hpp"
+#include "conveyor/files.hpp"
 #include "conveyor/records.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -47,10 +48,7 @@ void add_phases_to_trace(const std::string& path, const std::vector<TracePhase>&
                       {"ts", p.start_us},
                       {"dur", p.end_us > p.start_us ? p.end_us - p.start_us : 0.0},
                       {"args", {{"timed", p.timed}}}});
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write the trace '" + path + "'");
-  out << doc.dump() << "\n";
-  if (!out) throw Error("error writing the trace '" + path + "'");
+  write_file_whole(path, doc.dump() + "\n", "the trace");
 }
 
 }  // namespace conveyor::apps::cholesky

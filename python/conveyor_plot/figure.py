@@ -3,6 +3,7 @@ footnote with the date and version, log axes where values span decades, byte-siz
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import textwrap
@@ -201,9 +202,18 @@ def decorate(fig, results: list, title: str | None) -> None:
 
 
 def save(fig, output: str, dpi: float | None) -> None:
+    """Writes the figure whole or not at all: into a temporary file beside `output`, then renamed
+    over it, so that a run killed mid-write never leaves half a figure where the last one was."""
+    folder, name = os.path.split(os.path.abspath(output))
+    kind = os.path.splitext(name)[1].lstrip(".").lower()  # png or svg (checked by plot())
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
-        fig.savefig(output, dpi=dpi or 150, metadata={"Date": None} if output.endswith(".svg") else None)
+        fig.savefig(temporary, format=kind, dpi=dpi or 150,
+                    metadata={"Date": None} if kind == "svg" else None)
+        os.replace(temporary, output)
     except OSError as e:
+        with contextlib.suppress(OSError):
+            os.remove(temporary)
         raise Failure(f"cannot write {output}: {e.strerror or e}") from None
     finally:
         plt.close(fig)

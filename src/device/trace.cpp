@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "build_info.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/files.hpp"
 #include "device/virtual_clock.hpp"
 
 namespace conveyor::device {
@@ -64,10 +64,7 @@ void Trace::write(const std::string& path, const std::string& command) const {
                         {"command", command},
                         {"displayTimeUnit", "ms"},
                         {"traceEvents", std::move(events)}};
-  std::ofstream out(path);
-  if (!out) throw Error(fmt::format("cannot write the trace to '{}'", path));
-  out << doc.dump() << "\n";
-  if (!out) throw Error(fmt::format("error writing the trace to '{}'", path));
+  write_file_whole(path, doc.dump() + "\n", "the trace");
 }
 
 }  // namespace conveyor::device

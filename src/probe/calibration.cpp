@@ -14,6 +14,7 @@
 
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/files.hpp"
 #include "conveyor/records.hpp"
 #include "core/utc_time.hpp"
 
@@ -216,24 +217,7 @@ void Calibration::save(const std::filesystem::path& path) const {
   if (ec)
     throw Error(fmt::format("cannot write calibration {}: cannot create {}: {}", path.string(),
                             path.parent_path().string(), ec.message()));
-  // Written whole under a temporary name, then renamed: a reader never sees half a file.
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary);
-    if (!out)
-      throw Error(
-          fmt::format("cannot write calibration {}: {}", path.string(), std::strerror(errno)));
-    out << to_json().dump(1) << '\n';
-    if (!out.flush())
-      throw Error(
-          fmt::format("cannot write calibration {}: {}", path.string(), std::strerror(errno)));
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw Error(fmt::format("cannot write calibration {}: {}", path.string(), ec.message()));
-  }
+  write_file_whole(path, to_json().dump(1) + "\n", "calibration");
 }
 
 Calibration Calibration::load(const std::filesystem::path& path) {

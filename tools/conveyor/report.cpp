@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "conveyor/error.hpp"
+#include "conveyor/files.hpp"
 #include "conveyor/records.hpp"
 
 namespace conveyor::cli {
@@ -87,12 +87,8 @@ void write_csv(std::ostream& out, const nlohmann::json& rows) {
 void emit(const Report& report, const OutputOptions& options,
           const std::function<void(std::ostream&)>& print_table) {
   nlohmann::json doc = report.to_json();
-  if (!options.json_out.empty()) {
-    std::ofstream file(options.json_out);
-    if (!file) throw Error(fmt::format("cannot write {}", options.json_out));
-    file << doc.dump(2) << '\n';
-    if (!file) throw Error(fmt::format("cannot write {}", options.json_out));
-  }
+  if (!options.json_out.empty())
+    write_file_whole(options.json_out, doc.dump(2) + "\n", "the result");
   if (options.json) {
     std::cout << doc.dump(2) << '\n';
   } else if (options.csv) {

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "conveyor/error.hpp"
+#include "conveyor/files.hpp"
 #include "core/utc_time.hpp"
 
 namespace conveyor::perfmodel {
@@ -234,24 +235,8 @@ void PerfModels::save(const std::filesystem::path& path) const {
     throw Error(fmt::format("cannot write performance models {}: {}", path.string(), ec.message()));
   PerfModels copy = *this;
   copy.date = utc_now_iso8601();
-  // Unique temporary name: two runtimes ending at once must not write into one file.
-  std::filesystem::path temporary = path;
-  temporary += fmt::format(".{}.tmp", static_cast<const void*>(this));
-  {
-    std::ofstream out(temporary);
-    if (!out)
-      throw Error(fmt::format("cannot write performance models {}: {}", path.string(),
-                              std::strerror(errno)));
-    out << copy.to_json().dump(1) << '\n';
-    if (!out.flush())
-      throw Error(fmt::format("cannot write performance models {}: {}", path.string(),
-                              std::strerror(errno)));
-  }
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw Error(fmt::format("cannot write performance models {}: {}", path.string(), ec.message()));
-  }
+  // Two runtimes ending at once each write a whole file; the last rename wins.
+  write_file_whole(path, copy.to_json().dump(1) + "\n", "performance models");
 }
 
 PerfModels PerfModels::load(const std::filesystem::path& path, const MachineFingerprint& expected) {
