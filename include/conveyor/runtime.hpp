@@ -122,6 +122,13 @@ struct RuntimeOptions {
   /// copies, for correctness checks on small cases; otherwise no task function runs and no data
   /// is touched.
   bool platform_run_kernels = false;
+  /// Tasks submitted but not finished at most: past it submit() waits (it never fails) until
+  /// enough tasks finish, so that a graph of any size runs in bounded memory. 0 = the environment
+  /// variable CONVEYOR_MAX_SUBMITTED when set, else one task per 256 KiB of the host's memory (at
+  /// least 100 000). submit() does not wait when waiting could stall the graph: called from inside
+  /// a task, while a HostAccess from acquire() is open, or while a deferred task (one that ends
+  /// through its Completion, as the MPI layer's messages do) is outstanding.
+  std::uint64_t max_submitted = 0;
 };
 
 /// The runtime devices that `ids` (RuntimeOptions::devices) names, in order: "all" expanded to
@@ -196,6 +203,8 @@ struct RuntimeStats {
   std::vector<WorkerStats> workers;
   std::string scheduler;                ///< the policy used ("auto" resolved)
   std::uint64_t calibration_tasks = 0;  ///< model schedulers: tasks placed to measure a model
+  std::uint64_t max_submitted = 0;      ///< RuntimeOptions::max_submitted as resolved
+  std::uint64_t submit_waits = 0;       ///< times submit() waited for room under it
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }
   std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }

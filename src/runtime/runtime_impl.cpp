@@ -58,6 +58,24 @@ std::vector<std::string> expand_devices(const std::vector<std::string>& ids) {
   return out;
 }
 
+// RuntimeOptions::max_submitted: given, else from the environment, else from memory.
+std::uint64_t resolve_max_submitted(std::uint64_t given) {
+  if (given > 0) return given;
+  if (const char* env = std::getenv("CONVEYOR_MAX_SUBMITTED"); env && *env) {
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(env, &end, 10);
+    if (*end != '\0' || v == 0)
+      throw UsageError(
+          fmt::format("CONVEYOR_MAX_SUBMITTED must be a positive number of tasks, got '{}'", env));
+    return v;
+  }
+  return std::max<std::uint64_t>(100'000, host_topology().memory_bytes / (256 * 1024));
+}
+
+// The runtime's own threads (workers and drivers): a task that submits tasks must not wait for
+// room that only its own end would make.
+thread_local const void* runtime_thread_of = nullptr;
+
 std::string resolved_scheduler(const RuntimeOptions& options) {
   return resolve_scheduler(options, false);
 }
@@ -71,6 +89,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
   options_.scheduler = resolve_scheduler(options_, !extra_drivers.empty());
+  options_.max_submitted = resolve_max_submitted(options_.max_submitted);
+  resume_at_ = options_.max_submitted - options_.max_submitted / 16;
   // A simulated platform's virtual times are not this machine's: kept out of its models file.
   if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
   const int platform_cores = open_drivers(std::move(extra_drivers));
@@ -125,9 +145,9 @@ void Runtime::Impl::make_coherence() {
   std::vector<std::string> spaces{"host"};
   for (const auto& d : drivers_) spaces.push_back(d->id());
   transfer_stats_ = std::make_unique<data::TransferStats>(spaces);
-  coherence_ = std::make_unique<data::CoherenceEngine>(
-      options_.coherence, options_.device_copy, raw_drivers(), options_.device_memory_limit,
-      *transfer_stats_, trace_.get());
+  coherence_ = std::make_unique<data::CoherenceEngine>(options_.coherence, options_.device_copy,
+                                                       raw_drivers(), options_.device_memory_limit,
+                                                       *transfer_stats_, trace_.get());
 }
 
 // Workers: CPUs first, then one per device.
@@ -415,7 +435,8 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
         throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
   }
 
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
+  if (submitted_ - finished_ >= options_.max_submitted) wait_for_room(lock);
   for (const auto& a : accesses)
     if (detail::DataAccess::state(a.data)->partitioned)
       throw UsageError(
@@ -436,6 +457,16 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   add_dependencies(t);
   if (t->pending == 0) make_ready(t);
   return t->id;
+}
+
+void Runtime::Impl::wait_for_room(std::unique_lock<std::mutex>& lock) {
+  if (runtime_thread_of == this || open_acquires_ > 0 || deferred_ > 0) return;
+  ++submit_waits_;
+  submit_waiting_ = true;
+  wait_user(lock, [&] {
+    return submitted_ - finished_ <= resume_at_ || open_acquires_ > 0 || deferred_ > 0 || stop_;
+  });
+  submit_waiting_ = false;
 }
 
 void Runtime::Impl::add_dependencies(Task* t) {
@@ -533,7 +564,8 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     failed = false;  // only the first task failed; the others are cancelled
   }
-  if (finished_ == submitted_) notify_user();
+  if (finished_ == submitted_ || (submit_waiting_ && submitted_ - finished_ <= resume_at_))
+    notify_user();
 }
 
 void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
@@ -609,6 +641,7 @@ void Runtime::Impl::release(Task* t) {
 // ---- workers ----------------------------------------------------------------------------------
 
 void Runtime::Impl::cpu_loop(Worker& w) {
+  runtime_thread_of = this;
   if (w.cpu >= 0) pin_current_thread(w.cpu);
   std::unique_lock lock(mutex_);
   Task* t = nullptr;
@@ -627,6 +660,7 @@ void Runtime::Impl::cpu_loop(Worker& w) {
     lock.unlock();
     ran = run_cpu(w, t);
     lock.lock();
+    if (ran == Ran::Deferred) ++deferred_;
     ++w.tasks;
     ++tasks_run_;
   }
@@ -712,6 +746,8 @@ void Runtime::Impl::finish_deferred(void* task, const char* error) noexcept {
   }
   std::lock_guard lock(mutex_);
   if (!failure.empty()) record_failure(t, workers_[t->worker]->desc.name, failure);
+  --deferred_;
+  if (deferred_ == 0 && submit_waiting_) notify_user();  // it waits no more if it waited
   complete(t, !failure.empty());
 }
 
@@ -726,6 +762,7 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
 }
 
 void Runtime::Impl::device_loop(Worker& w) {
+  runtime_thread_of = this;
   const int capacity = options_.device_tasks_in_flight;
   std::vector<Slot*> done;
   std::vector<data::CoherenceEngine::WriteBack*> early;
@@ -1023,6 +1060,8 @@ RuntimeStats Runtime::Impl::stats() const {
   coherence_->fill(s);
   std::lock_guard lock(mutex_);
   s.tasks = tasks_run_;
+  s.max_submitted = options_.max_submitted;
+  s.submit_waits = submit_waits_;
   for (const auto& w : workers_)
     s.workers.push_back(
         {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});

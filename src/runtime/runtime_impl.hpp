@@ -106,6 +106,8 @@ class Runtime::Impl final : public detail::CompletionSink {
   void make_scheduler();
   void name_trace_tracks();
   void start_workers();
+  /// submit()'s wait for room under max_submitted, where waiting cannot stall the graph.
+  void wait_for_room(std::unique_lock<std::mutex>& lock);
   void cpu_loop(Worker& w);
   void device_loop(Worker& w);
   enum class Ran { Done, Failed, Deferred };
@@ -185,6 +187,12 @@ class Runtime::Impl final : public detail::CompletionSink {
   TaskId next_id_ = 0;
   std::uint64_t submitted_ = 0;
   std::uint64_t finished_ = 0;
+  // Bounded submission: submit() waits while submitted_ - finished_ >= max_submitted, and resumes
+  // once it is down to resume_at_ (a little lower, so that a waiting thread is not woken per task).
+  std::uint64_t resume_at_ = 0;
+  bool submit_waiting_ = false;
+  std::int64_t deferred_ = 0;       ///< deferred CPU tasks not finished (may dip below 0 briefly)
+  std::uint64_t submit_waits_ = 0;  ///< times submit() waited (stats)
   std::uint64_t tasks_run_ = 0;
   int open_acquires_ = 0;
   bool stop_ = false;
