@@ -60,6 +60,8 @@ namespace detail {
 /// Where a deferred task reports that it finished (the runtime).
 class CompletionSink {
  public:
+  /// defer() was called: the task ends later, through finish_deferred.
+  virtual void deferring(void* task) noexcept = 0;
   virtual void finish_deferred(void* task, const char* error) noexcept = 0;
 
  protected:

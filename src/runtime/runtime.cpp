@@ -83,6 +83,7 @@ Completion TaskContext::defer() const {
         "task '{}': defer() is for CPU implementations, while the task runs", task_name_));
   if (deferred_) throw UsageError(fmt::format("task '{}': defer() called twice", task_name_));
   deferred_ = true;
+  sink_->deferring(task_);
   return Completion(sink_, task_);
 }
 

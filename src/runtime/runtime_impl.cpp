@@ -660,7 +660,6 @@ void Runtime::Impl::cpu_loop(Worker& w) {
     lock.unlock();
     ran = run_cpu(w, t);
     lock.lock();
-    if (ran == Ran::Deferred) ++deferred_;
     ++w.tasks;
     ++tasks_run_;
   }
@@ -731,6 +730,14 @@ void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   if (trace_)
     trace_->add(device::kHostPid, w.index + 1, t->codelet->name, "task", start * 1e6,
                 clock_->now_s() * 1e6);
+}
+
+// Counted when defer() is called, before the Completion can reach another thread: a submit that
+// sees no deferred task outstanding may wait for room, and must not if this task's end is what
+// the submitting thread will bring.
+void Runtime::Impl::deferring(void*) noexcept {
+  std::lock_guard lock(mutex_);
+  ++deferred_;
 }
 
 void Runtime::Impl::finish_deferred(void* task, const char* error) noexcept {

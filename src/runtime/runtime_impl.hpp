@@ -116,6 +116,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// On a simulated platform: the CPU task's modelled time passes on the virtual clock.
   void run_modelled_cpu(Worker& w, runtime::Task* t, TaskContext& ctx);
   /// A deferred CPU task ended (Completion::done / fail), from any thread.
+  void deferring(void* task) noexcept override;
   void finish_deferred(void* task, const char* error) noexcept override;
   enum class Launch { Started, Failed, Blocked };
   /// Prepares and enqueues a device task. Failed has been recorded; Blocked: its buffers do not
@@ -191,7 +192,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   // once it is down to resume_at_ (a little lower, so that a waiting thread is not woken per task).
   std::uint64_t resume_at_ = 0;
   bool submit_waiting_ = false;
-  std::int64_t deferred_ = 0;       ///< deferred CPU tasks not finished (may dip below 0 briefly)
+  std::uint64_t deferred_ = 0;      ///< deferred CPU tasks not finished
   std::uint64_t submit_waits_ = 0;  ///< times submit() waited (stats)
   std::uint64_t tasks_run_ = 0;
   int open_acquires_ = 0;
