@@ -17,7 +17,7 @@
 #include "conveyor/runtime.hpp"
 
 // Counts heap allocations, to show that submitting and running tasks allocates nothing once the
-// task pool is warm (DESIGN.md: no per-task heap churn on hot paths).
+// task pool is warm (no per-task heap churn on hot paths: docs/architecture.md).
 static std::atomic<long> g_allocations{0};
 void* operator new(std::size_t n) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);

@@ -77,13 +77,15 @@ typedef struct conveyor_options {
   int cpus;
   /* Pin CPU workers to cores: 1 (default) or 0. */
   int pin;
-  /* "eager" (default), "round-robin", "offload", "locality" (docs/runtime.md). */
+  /* "model", "model-ready", "eager", "round-robin", "offload", "locality" (docs/runtime.md); NULL
+   * or "auto" (default): "offload" when devices and offload are given, "model" when devices are,
+   * else "eager". */
   const char* scheduler;
   /* Kernel names the "offload" scheduler places on devices, comma-separated: "gemm". */
   const char* offload;
   /* "coherent" (MSI, default) or "naive" (copy in and out around every device tasklet). */
   const char* coherence;
-  /* "host-staged" (default) or "peer-copy". */
+  /* "host-staged" (default), "peer-copy" or "peer-direct" (docs/runtime.md). */
   const char* device_copy;
   /* Tasklets each device keeps enqueued ahead (default 4). */
   int device_tasks_in_flight;
@@ -91,7 +93,7 @@ typedef struct conveyor_options {
   uint64_t device_memory_limit;
 } conveyor_options;
 
-/* The defaults: all cores, pinned, no devices, eager scheduler, coherent. */
+/* The defaults: all cores, pinned, no devices, the "auto" scheduler, coherent, host-staged. */
 void conveyor_options_init(conveyor_options* options);
 
 /* Starts a runtime; NULL options = defaults. Returns NULL on failure (conveyor_last_error says

@@ -1,5 +1,5 @@
 #pragma once
-// An asynchronous copy engine (a Mover in DESIGN.md terms): one non-blocking stream that copies
+// An asynchronous copy engine (a Mover, conveyor/mover.hpp): one non-blocking stream that copies
 // between any two addresses the device can reach (device memory, pinned or mapped host memory,
 // another device under UVA). A GPU has `copy_engines` DMA engines (asyncEngineCount); one
 // CopyEngine per direction lets H2D and D2H run at once. Pageable host memory works but is staged
