@@ -188,6 +188,15 @@ void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::m
   if (d.replicas[src].state == Msi::Modified) d.replicas[src].state = Msi::Shared;
 }
 
+void CoherenceEngine::discard_failed_write(DataState& d, int space) {
+  std::lock_guard lock(d.mutex);
+  Replica& r = d.replicas[space];
+  if (r.state != Msi::Modified) return;
+  r.state = Msi::Invalid;
+  d.replicas[kHostSpace].state = Msi::Modified;
+  ++d.version;
+}
+
 void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
   drop_prefetched(d);

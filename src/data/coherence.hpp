@@ -76,6 +76,11 @@ class CoherenceEngine {
                           int reservation = kNotReserved);
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
+  /// A device task that wrote `d` in `space` failed: the replica there may be half written, so it
+  /// is dropped and the host's memory, which holds the last state copied home whole (or the
+  /// user's own), is the valid copy again. Under `naive` the copy home already followed the kernel
+  /// on the lane: nothing to undo. Any thread, no runtime lock held.
+  void discard_failed_write(DataState& d, int space);
   /// A task no longer uses the replica in `space` (any thread).
   void unpin(DataState& d, int space);
   /// The task of another device whose peer copy read this replica has ended (see

@@ -972,6 +972,10 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
   const auto& accesses = slot->task->accesses;
+  // A failed kernel may have written part of its buffers: they go back to their last whole state.
+  if (!slot->error.empty())
+    for (const auto& a : accesses)
+      if (writes(a.mode)) coherence_->discard_failed_write(*a.data, w.desc.space);
   for (std::size_t i = 0; i < accesses.size(); ++i)
     coherence_->unpin(*accesses[i].data, w.desc.space, slot->reservations[i]);
   for (auto& [d, source] : slot->peer_pins) coherence_->unpin_peer_source(*d, source);
