@@ -13,7 +13,6 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,13 +21,6 @@
 
 namespace conveyor::test {
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Starts the CLI with `args` (output to /dev/null), its files limited to `max_file_bytes` (0: no
 // limit); returns its pid.
@@ -74,8 +66,8 @@ TEST(CrashSafeOutput, KilledWhileWritingTheTraceLeavesThePreviousOne) {
   int status = wait_for(start_cli(cholesky_args(trace, result), 64 * 1024));
   ASSERT_TRUE(WIFSIGNALED(status)) << "the run was meant to die writing its trace";
   EXPECT_EQ(WTERMSIG(status), SIGXFSZ);
-  EXPECT_EQ(read(trace), kOld);
-  EXPECT_EQ(read(result), kOld);
+  EXPECT_EQ(read_text(trace), kOld);
+  EXPECT_EQ(read_text(result), kOld);
 }
 
 TEST(CrashSafeOutput, KilledWhileWritingTheResultLeavesThePreviousOne) {
@@ -86,10 +78,10 @@ TEST(CrashSafeOutput, KilledWhileWritingTheResultLeavesThePreviousOne) {
   // ignores that signal: either way the write stops in the middle.
   int status = wait_for(start_cli({"devices", "--json-out", result}, 512));
   ASSERT_TRUE(WIFSIGNALED(status) || WEXITSTATUS(status) == 1) << "the write was meant to fail";
-  EXPECT_EQ(read(result), kOld);
+  EXPECT_EQ(read_text(result), kOld);
   // Without the limit the same run replaces it whole.
   ASSERT_EQ(wait_for(start_cli({"devices", "--json-out", result}, 0)), 0);
-  EXPECT_TRUE(nlohmann::json::parse(read(result)).contains("results"));
+  EXPECT_TRUE(nlohmann::json::parse(read_text(result)).contains("results"));
 }
 
 TEST(CrashSafeOutput, SigkillAtAnyMomentLeavesWholeFiles) {
@@ -110,10 +102,10 @@ TEST(CrashSafeOutput, SigkillAtAnyMomentLeavesWholeFiles) {
     kill(pid, SIGKILL);
     wait_for(pid);
     for (const auto& path : {trace, result}) {
-      const std::string text = read(path);
+      const std::string text = read_text(path);
       EXPECT_TRUE(text == kOld || nlohmann::json::accept(text)) << path << " is half written";
     }
-    replaced += read(trace) != kOld;
+    replaced += read_text(trace) != kOld;
   }
   RecordProperty("runs_killed_after_the_trace_was_replaced", replaced);
 }

@@ -2,8 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "conveyor/error.hpp"
@@ -12,13 +10,6 @@
 
 namespace conveyor::test {
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::size_t files_in(const std::filesystem::path& dir) {
   std::size_t n = 0;
@@ -30,9 +21,9 @@ TEST(WriteFileWhole, WritesThenReplacesLeavingNothingElse) {
   ScratchDir dir;
   const std::string path = dir.path("result.json");
   write_file_whole(path, "{\"a\": 1}\n", "the result");
-  EXPECT_EQ(read(path), "{\"a\": 1}\n");
+  EXPECT_EQ(read_text(path), "{\"a\": 1}\n");
   write_file_whole(path, std::string(1 << 20, 'x'), "the result");
-  EXPECT_EQ(read(path), std::string(1 << 20, 'x'));
+  EXPECT_EQ(read_text(path), std::string(1 << 20, 'x'));
   EXPECT_EQ(files_in(dir.dir()), 1u);  // no temporary file left behind
 }
 
