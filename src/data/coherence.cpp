@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <string>
 
 #include "conveyor/error.hpp"
 
@@ -50,6 +52,10 @@ struct CoherenceEngine::Space {
   DataState* tail = nullptr;
   std::atomic<int> write_backs{0};      ///< enqueued, not landed
   std::atomic<std::size_t> landing{0};  ///< their bytes: room that is on its way
+  /// The error of a write-back that failed (set once, under failure_mutex): the room it was to
+  /// free will not come, so a task waiting for room fails with it instead of waiting for ever.
+  std::mutex failure_mutex;
+  std::string failure;
   /// Write-backs that eviction started, enqueued once the data lock of the caller is released
   /// (driver thread only).
   std::vector<WriteBack*> started;
@@ -168,37 +174,62 @@ void CoherenceEngine::fetch_to_host(DataState& d) {
 
 void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock) {
   await_write_backs(d, lock);
+  if (!d.lost.empty()) throw DeviceError(d.lost);
   if (valid(d.replicas[kHostSpace].state)) return;
-  int src = -1;
-  for (int s = 1; s < spaces(); ++s) {
-    if (d.replicas[s].state == Msi::Modified) {
-      src = s;
-      break;
+  // From the Modified replica first, then any Shared one: when a device fails the copy (it may
+  // have landed in part), another device's whole replica still brings the data home.
+  std::vector<int> sources;
+  for (Msi state : {Msi::Modified, Msi::Shared})
+    for (int s = 1; s < spaces(); ++s)
+      if (d.replicas[s].state == state) sources.push_back(s);
+  if (sources.empty()) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const int src = sources[i];
+    double start = trace_ ? trace_->now_us() : 0;
+    try {
+      drivers_[src - 1]->copy_to_host(d.host_region(), d.replicas[src].block);
+    } catch (const std::exception& e) {
+      d.host_damaged = true;
+      if (i + 1 < sources.size()) continue;
+      throw DeviceError(fmt::format(
+          "{}: its latest contents are on {} only, which failed to copy them home ({}); the "
+          "host's memory holds an older state, or a mix where the failed copy landed in part",
+          d.describe(), drivers_[src - 1]->id(), e.what()));
     }
-    if (src < 0 && d.replicas[s].state == Msi::Shared) src = s;
+    if (trace_)
+      trace_->add(src + 1, device::kD2hTid, "copy d2h", "transfer", start, trace_->now_us());
+    stats_.count_copy(src, kHostSpace, d.bytes());
+    d.host_damaged = false;
+    d.replicas[kHostSpace].state = Msi::Shared;
+    if (d.replicas[src].state == Msi::Modified) d.replicas[src].state = Msi::Shared;
+    return;
   }
-  if (src < 0) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
-  device::DeviceDriver& driver = *drivers_[src - 1];
-  double start = trace_ ? trace_->now_us() : 0;
-  driver.copy_to_host(d.host_region(), d.replicas[src].block);
-  if (trace_)
-    trace_->add(src + 1, device::kD2hTid, "copy d2h", "transfer", start, trace_->now_us());
-  stats_.count_copy(src, kHostSpace, d.bytes());
-  d.replicas[kHostSpace].state = Msi::Shared;
-  if (d.replicas[src].state == Msi::Modified) d.replicas[src].state = Msi::Shared;
 }
 
-void CoherenceEngine::discard_failed_write(DataState& d, int space) {
+void CoherenceEngine::discard_after_failure(DataState& d, int space, Access mode) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
-  if (r.state != Msi::Modified) return;
+  if (r.state == Msi::Shared) {
+    // The copy that filled it may be the operation that failed: copied again when next needed.
+    // A Shared replica is never the only valid one, so nothing is lost.
+    r.state = Msi::Invalid;
+    return;
+  }
+  if (r.state != Msi::Modified || !writes(mode)) return;
   r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
   ++d.version;
+  if (d.host_damaged && d.lost.empty())
+    d.lost = fmt::format(
+        "{}: lost: a task failed writing it on {} after a copy home of it had failed part-way; "
+        "its memory holds a mix",
+        d.describe(), drivers_[space - 1]->id());
 }
 
 void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
+  d.host_damaged = false;
+  d.lost.clear();
   drop_prefetched(d);
   for (auto& r : d.replicas) r.state = Msi::Invalid;
   d.replicas[kHostSpace].state = Msi::Modified;
@@ -212,6 +243,8 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
     return;
   }
   await_write_backs(d, lock);
+  d.host_damaged = false;  // written whole by the task
+  d.lost.clear();
   // Taken over now rather than after the task: a device replica left Modified until then could
   // be evicted meanwhile, and its write-back would land on what the task writes.
   drop_prefetched(d);
@@ -239,6 +272,13 @@ int CoherenceEngine::reserve_on_device(DataState& d, int space, Access mode) {
   }
   notify_write_backs(space, started);
   started.clear();
+  if (reservation == kNoRoom) {
+    Space& s = *spaces_[space - 1];
+    std::lock_guard lock(s.failure_mutex);
+    if (!s.failure.empty())
+      throw DeviceError(fmt::format("no room for {} on {}: a write-back to the host failed ({})",
+                                    d.describe(), drivers_[space - 1]->id(), s.failure));
+  }
   return reservation;
 }
 
@@ -395,7 +435,13 @@ void CoherenceEngine::unpin_peer_source(DataState& d, int space) {
 
 void CoherenceEngine::drop_replicas(DataState& d) {
   std::unique_lock lock(d.mutex);
-  fetch_to_host_locked(d, lock);
+  // The device blocks go back even when the copy home fails (the error says what is lost).
+  std::exception_ptr failed;
+  try {
+    fetch_to_host_locked(d, lock);
+  } catch (const DeviceError&) {
+    failed = std::current_exception();
+  }
   drop_prefetched(d);
   for (int s = 1; s < spaces(); ++s) {
     Replica& r = d.replicas[s];
@@ -404,6 +450,7 @@ void CoherenceEngine::drop_replicas(DataState& d) {
     r = Replica{};
   }
   d.replicas[kHostSpace].state = Msi::Modified;
+  if (failed) std::rethrow_exception(failed);
 }
 
 // ---- prefetch ---------------------------------------------------------------------------------
@@ -592,13 +639,19 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       if (o != wb->space && d.replicas[o].state == Msi::Modified) others |= 1ull << o;
     // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
     // write since the copy was enqueued leaves the host stale.
+    if (error) d.host_damaged = true;
     if (!error && d.version == r.write_back_version) {
+      d.host_damaged = false;
       d.replicas[kHostSpace].state = Msi::Shared;
       if (r.state == Msi::Modified) r.state = Msi::Shared;
     }
     for (bool* dozing : d.dozing) self.rouse(dozing);
     d.dozing.clear();
     d.moved.notify_all();
+  }
+  if (error) {
+    std::lock_guard lock(s.failure_mutex);
+    if (s.failure.empty()) s.failure = error;
   }
   if (self.trace_)
     self.trace_->add(wb->space + 1, device::kD2hTid,

@@ -76,11 +76,12 @@ class CoherenceEngine {
                           int reservation = kNotReserved);
   /// Driver thread of `space`, after the launch was enqueued, for each access.
   void finish_on_device(DataState& d, int space, Access mode);
-  /// A device task that wrote `d` in `space` failed: the replica there may be half written, so it
-  /// is dropped and the host's memory, which holds the last state copied home whole (or the
-  /// user's own), is the valid copy again. Under `naive` the copy home already followed the kernel
-  /// on the lane: nothing to undo. Any thread, no runtime lock held.
-  void discard_failed_write(DataState& d, int space);
+  /// A device task that used `d` with `mode` in `space` failed. If it wrote it, the replica there
+  /// may be half written: it is dropped and the host's memory, which holds the last state copied
+  /// home whole (or the user's own), is the valid copy again (under `naive` the copy home already
+  /// followed the kernel on the lane: nothing to undo). A Shared replica there is dropped too: the
+  /// copy that filled it may be what failed. Any thread, no runtime lock held.
+  void discard_after_failure(DataState& d, int space, Access mode);
   /// A task no longer uses the replica in `space` (any thread).
   void unpin(DataState& d, int space);
   /// The task of another device whose peer copy read this replica has ended (see
@@ -106,7 +107,8 @@ class CoherenceEngine {
   /// it does not read it or the replica there is valid; naive copies every input). Any thread.
   std::size_t bytes_missing(DataState& d, int space, Access mode);
 
-  /// Unregister: host up to date, device blocks back to the allocation caches.
+  /// Unregister: host up to date, device blocks back to the allocation caches. When no device can
+  /// copy the latest contents home, the blocks go back all the same and DeviceError says so.
   void drop_replicas(DataState& d);
 
   /// Early write-back (RuntimeOptions::early_write_back), in two steps. Driver thread of `space`,

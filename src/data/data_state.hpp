@@ -95,6 +95,12 @@ struct DataState {
   std::vector<bool*> dozing;
   std::vector<Replica> replicas;
   std::uint64_t version = 0;  ///< bumped by every write (guarded by `mutex`)
+  /// A copy home failed part-way: the user's memory holds a mix until a whole copy lands or a
+  /// host task writes it (guarded by `mutex`).
+  bool host_damaged = false;
+  /// Set when no whole state is left: a failed task's half-written replica was dropped while the
+  /// host was damaged. Reads and unregister report it (guarded by `mutex`).
+  std::string lost;
 
   // Guarded by the runtime's graph lock.
   runtime::Task* last_writer = nullptr;

@@ -41,6 +41,7 @@ bool DeviceMemory::trim_locked() {
   for (auto& [bytes, block] : cache_) {
     driver_.deallocate(block);
     used_ -= bytes;
+    ++frees_;
   }
   cache_.clear();
   return any;
@@ -85,7 +86,11 @@ void* DeviceMemory::allocate(std::size_t bytes, const std::string& what) {
     try {
       block = driver_.allocate(bytes);
     } catch (const DeviceError&) {
-      if (used_ == 0) throw;  // nothing of ours to wait for: a real failure
+      // A real failure when there is nothing of ours to wait for, or when nothing came free since
+      // the last refusal (the device does not give memory back as ours goes: waiting would never
+      // end). Otherwise the caller waits for a completion and asks again.
+      if (used_ == 0 || frees_ == frees_at_refusal_) throw;
+      frees_at_refusal_ = frees_;
       return nullptr;
     }
   }
@@ -123,6 +128,7 @@ void DeviceMemory::free(void* block, std::size_t bytes) {
   std::lock_guard lock(mutex_);
   driver_.deallocate(block);
   used_ -= bytes;
+  ++frees_;
 }
 
 }  // namespace conveyor::data

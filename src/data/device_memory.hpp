@@ -33,7 +33,7 @@ class DeviceMemory {
   /// A block of `bytes`: a cached one of the same size, else a new one; nullptr when it does not
   /// fit now (replicas in use by tasks in flight, or write-backs still landing: try again after a
   /// completion). Throws DeviceError naming `what` when `bytes` alone exceed the limit, or when the
-  /// device refuses although nothing else is allocated.
+  /// device refuses although nothing else is allocated or nothing was freed since it last refused.
   void* allocate(std::size_t bytes, const std::string& what);
   /// A block of `bytes` from free room only (a cached block of that size, or a new one within the
   /// limit), never trimming the cache or evicting; nullptr when it does not fit now or the device
@@ -65,6 +65,8 @@ class DeviceMemory {
   std::multimap<std::size_t, void*> cache_;
   std::uint64_t used_ = 0;  ///< bytes allocated from the device, cached ones included
   std::uint64_t peak_ = 0;
+  std::uint64_t frees_ = 0;                             ///< blocks given back to the device so far
+  std::uint64_t frees_at_refusal_ = ~std::uint64_t{0};  ///< frees_ when the device last refused
 };
 
 }  // namespace conveyor::data

@@ -575,8 +575,17 @@ void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::s
                                t->codelet ? t->codelet->name : "-", t->id, where, what);
 }
 
-void Runtime::Impl::write_back_all() {
-  for (auto& d : registered()) coherence_->fetch_to_host(*d);
+std::string Runtime::Impl::write_back_all() {
+  // Every data that can come home does, even when another cannot (a failed device).
+  std::string first;
+  int failures = 0;
+  for (auto& d : registered()) try {
+      coherence_->fetch_to_host(*d);
+    } catch (const DeviceError& e) {
+      if (failures++ == 0) first = e.what();
+    }
+  if (failures > 1) first += fmt::format(" (and {} more data)", failures - 1);
+  return first;
 }
 
 void Runtime::Impl::wait_all() {
@@ -586,15 +595,17 @@ void Runtime::Impl::wait_all() {
       throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
     wait_user(lock, [&] { return finished_ == submitted_; });
   }
-  write_back_all();
+  const std::string copy_home_error = write_back_all();
   if (clock_) clock_->settle();  // the copies back happened under locks: their time is owed
   std::lock_guard lock(mutex_);
+  if (first_error_.empty() && !copy_home_error.empty()) throw DeviceError(copy_home_error);
   if (!first_error_.empty()) {
     std::string message = std::move(first_error_);
     if (failed_ > 1) message += fmt::format(" ({} tasks failed in all)", failed_);
     if (cancelled_ > 0)
       message +=
           fmt::format("; {} dependent task{} not run", cancelled_, cancelled_ == 1 ? "" : "s");
+    if (!copy_home_error.empty()) message += "; then " + copy_home_error;
     first_error_.clear();
     failed_ = cancelled_ = 0;
     std::lock_guard registry_lock(registry_mutex_);
@@ -972,10 +983,10 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
 
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
   const auto& accesses = slot->task->accesses;
-  // A failed kernel may have written part of its buffers: they go back to their last whole state.
+  // A failed kernel may have written part of its buffers: they go back to their last whole state;
+  // a failed copy may have filled part of an input: copied again when next needed.
   if (!slot->error.empty())
-    for (const auto& a : accesses)
-      if (writes(a.mode)) coherence_->discard_failed_write(*a.data, w.desc.space);
+    for (const auto& a : accesses) coherence_->discard_after_failure(*a.data, w.desc.space, a.mode);
   for (std::size_t i = 0; i < accesses.size(); ++i)
     coherence_->unpin(*accesses[i].data, w.desc.space, slot->reservations[i]);
   for (auto& [d, source] : slot->peer_pins) coherence_->unpin_peer_source(*d, source);

@@ -162,7 +162,8 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// The data's state; throws UsageError naming `use` (or the task `task`, when given).
   detail::DataState& check_data(const Data& data, std::string_view use,
                                 std::string_view task = {}) const;
-  void write_back_all();
+  /// Brings every registered data home; returns the first failure ("" when all came home).
+  std::string write_back_all();
   std::vector<std::shared_ptr<detail::DataState>> registered() const;
 
   RuntimeOptions options_;

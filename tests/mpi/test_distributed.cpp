@@ -1,11 +1,12 @@
 // The distributed layer's rules, on however many ranks the job has (ctest runs 2 and 4): owner
 // computes, cached copies reused until the owner writes, writes by a non-owner sent home, acquire /
-// gather / set_owner, ranks submitting at very different speeds, and a failure on one rank
-// reported on all of them.
+// gather / set_owner, ranks submitting at very different speeds, a failure on one rank reported on
+// all of them, and a rank that dies.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -265,6 +266,36 @@ TEST(DistributedFailure, ATaskFailingOnOneRankIsReportedOnEveryRank) {
     // The layer stays failed, the same way on every rank.
     EXPECT_THROW(dist.wait_all(), Error);
   }
+}
+
+// A rank that dies in the middle of a graph (it exits, as a crash or the kernel's OOM killer would
+// end it) while the others wait for its messages: the job must end, never hang. Open MPI's
+// launcher ends the other ranks when one exits without MPI_Finalize and names the dead one; the
+// mpi_rank_death test (tests/CMakeLists.txt) runs this with CONVEYOR_TEST_RANK_DIES=1, expects
+// that report and bounds the wait.
+TEST(RankDeath, ARankThatDiesMidGraphEndsTheJob) {
+  if (!std::getenv("CONVEYOR_TEST_RANK_DIES")) GTEST_SKIP() << "run by the mpi_rank_death test";
+  Runtime rt(small_runtime());
+  Distributed dist(rt);
+  const int n = dist.size();
+  Codelet update = make_update();
+  Codelet dies("dies");
+  dies.cpu([](const TaskContext&) { std::_Exit(7); });
+  std::vector<std::vector<u32>> mem(static_cast<std::size_t>(n), std::vector<u32>(64, 1));
+  std::vector<DistributedData> x;
+  for (int r = 0; r < n; ++r) x.push_back(dist.register_vector(mem[r].data(), 64, r));
+  for (int s = 0; s < 40; ++s) {
+    int target = s % n, source = (s + 1) % n;
+    if (s == 10) {
+      dist.submit(dies, {{x[n - 1], Access::ReadWrite}});
+      continue;
+    }
+    Step st{static_cast<u32>(s)};
+    dist.submit(update, {{x[target], Access::ReadWrite}, {x[source], Access::Read}}, 0, {},
+                bytes_of(st));
+  }
+  dist.wait_all();  // the others wait here for the dead rank's data until the launcher ends them
+  ADD_FAILURE() << "rank " << dist.rank() << " finished a graph whose rank " << n - 1 << " died";
 }
 
 }  // namespace

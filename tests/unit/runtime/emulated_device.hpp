@@ -2,10 +2,10 @@
 // An emulated device for runtime tests: memory from the heap, a lane run in order by its own
 // thread (so copies and kernels really are asynchronous), and the CUDA kind, so that codelets' cuda
 // implementations run on it with host pointers. Runs anywhere, under the sanitizers too. It can
-// fail allocations on demand, and it can run its lane inline (`inline_lane`): every operation,
-// completions included, runs at once on the thread that enqueues it, as PoCL calls an event's
-// callback at once when the command has already finished, so that tests meet that case on every
-// run instead of rarely.
+// fail allocations and copies on demand (see the fault members below), and it can run its lane
+// inline (`inline_lane`): every operation, completions included, runs at once on the thread that
+// enqueues it, as PoCL calls an event's callback at once when the command has already finished, so
+// that tests meet that case on every run instead of rarely.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -54,7 +54,10 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::uint64_t memory_bytes() const override { return memory_; }
 
   void* allocate(std::size_t bytes) override {
-    if (fail_allocations_) throw DeviceError(id_ + ": emulated allocation failure");
+    const int attempt = attempts_.fetch_add(1);
+    if (attempt == fail_allocation_at_ ||
+        (fail_allocations_from_ >= 0 && attempt >= fail_allocations_from_))
+      throw DeviceError(id_ + ": emulated allocation failure");
     allocations_++;
     return std::calloc(bytes, 1);
   }
@@ -80,27 +83,48 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::shared_ptr<PinLog> pin_log() const { return pin_log_; }
 
   void enqueue_h2d(void* dst, const device::HostRegion& src) override {
-    push([dst, src] { copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src); });
+    bool fail = failing_copy();
+    push([this, dst, src, fail] {
+      copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, fail ? half(src) : src);
+      if (fail) break_lane();
+    });
   }
   void enqueue_d2h(const device::HostRegion& dst, const void* src) override {
-    push(
-        [dst, src] { copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
+    bool fail = failing_copy();
+    push([this, dst, src, fail] {
+      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, fail ? half(dst) : dst);
+      if (fail) break_lane();
+    });
   }
   // On the lane (one engine), but a kernel's failure stays for the task's own notify.
   void enqueue_write_back(const device::HostRegion& dst, const void* src, device::DoneCallback done,
                           void* user) override {
-    push([dst, src, done, user] {
-      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
-      done(user, nullptr);
+    bool fail = failing_copy();
+    push([this, dst, src, done, user, fail] {
+      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, fail ? half(dst) : dst);
+      if (fail) break_lane();
+      std::string error = lane_error();
+      done(user, error.empty() ? nullptr : error.c_str());
     });
   }
   // Emulated devices share the host's address space, so they "peer copy" with each other.
   bool can_peer_from(const device::DeviceDriver& other) const override {
     return dynamic_cast<const EmulatedDevice*>(&other) != nullptr && &other != this;
   }
-  void enqueue_peer(void* dst, const device::DeviceDriver&, const void* src,
+  // A copy out of a broken device lands in part too, and fails the next task here to report it
+  // (this device itself stays well).
+  void enqueue_peer(void* dst, const device::DeviceDriver& from, const void* src,
                     std::size_t bytes) override {
-    push([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+    bool fail = failing_copy();
+    const auto& source = static_cast<const EmulatedDevice&>(from);
+    push([this, dst, src, bytes, fail, &source] {
+      const bool source_broken = source.broken_;
+      std::memcpy(dst, src, fail || source_broken ? bytes / 2 : bytes);
+      if (fail) break_lane();
+      if (!source_broken) return;
+      std::lock_guard lock(mutex_);
+      if (error_.empty()) error_ = source.lane_error();
+    });
   }
   void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
     detail::TaskContextAccess::set_stream(ctx, this);
@@ -121,10 +145,11 @@ class EmulatedDevice final : public device::DeviceDriver {
   }
   void notify(device::DoneCallback done, void* user) override {
     push([this, done, user] {
-      std::string error;
+      std::string error = lane_error();
       {
         std::lock_guard lock(mutex_);
-        error.swap(error_);
+        if (error.empty()) error.swap(error_);
+        error_.clear();
       }
       done(user, error.empty() ? nullptr : error.c_str());
     });
@@ -136,7 +161,11 @@ class EmulatedDevice final : public device::DeviceDriver {
     timed_.clear();
   }
   void copy_to_host(const device::HostRegion& dst, const void* src) override {
-    copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
+    bool fail = failing_copy();
+    copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, fail ? half(dst) : dst);
+    if (!fail) return;
+    break_lane();
+    throw DeviceError(lane_error());
   }
 
   /// Waits until the lane has run everything enqueued so far.
@@ -159,11 +188,34 @@ class EmulatedDevice final : public device::DeviceDriver {
     push([go] { go.wait(); });
   }
 
-  std::atomic<bool> fail_allocations_{false};
+  // Faults. Allocations (numbered from 0, counting attempts): the one numbered fail_allocation_at_
+  // fails, or every one from fail_allocations_from_ on (0: all). Copies (h2d, d2h, peer, write-back
+  // and copy_to_host, numbered from 0 as they are asked for): the one numbered fail_copy_at_ lands
+  // only half its bytes and fails (copy_to_host throws), and the device stays broken from then on,
+  // as a CUDA context does after a failed asynchronous copy: every later notify and write-back
+  // reports the failure. copies_ counts the copies asked for so far.
+  std::atomic<int> fail_allocation_at_{-1};
+  std::atomic<int> fail_allocations_from_{-1};
+  std::atomic<int> fail_copy_at_{-1};
+  std::atomic<int> copies_{0};
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
 
  private:
+  bool failing_copy() { return copies_.fetch_add(1) == fail_copy_at_; }
+  // The first half of a region: its first half of columns (or of bytes, for one column).
+  static device::HostRegion half(device::HostRegion r) {
+    if (r.height > 1)
+      r.height /= 2;
+    else
+      r.width /= 2;
+    return r;
+  }
+  void break_lane() { broken_ = true; }
+  std::string lane_error() const {
+    return broken_ ? id_ + ": emulated copy failure" : std::string();
+  }
+
   static void copy_2d(char* dst, std::size_t dst_pitch, const char* src, std::size_t src_pitch,
                       const device::HostRegion& shape) {
     for (std::size_t c = 0; c < shape.height; ++c)
@@ -203,6 +255,8 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::uint64_t memory_;
   std::vector<device::TimedOp> timed_;  // guarded by mutex_
   std::string error_;                   // a kernel's failure not yet reported; mutex_
+  std::atomic<int> attempts_{0};        // allocations asked for
+  std::atomic<bool> broken_{false};     // a copy failed: the lane reports it from then on
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
