@@ -4,8 +4,9 @@ BUILD := build/$(PRESET)
 JOBS ?= $(shell nproc)
 CONVEYOR := $(BUILD)/tools/conveyor/conveyor
 RESULTS ?= results
+FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build run test clean
+.PHONY: all deps build run test fuzz clean
 
 all: build
 
@@ -36,16 +37,26 @@ run: build
 	$(CONVEYOR) plot $(RESULTS)/sim_sweep.json -o $(RESULTS)/sim_sweep.png
 	@echo "figures and JSON results are in $(RESULTS)/"
 
-# The runtime's own small test binary under ThreadSanitizer and AddressSanitizer (only that target is
+# The runtime's own small test binary under ThreadSanitizer and AddressSanitizer + UBSan (undefined
+# behaviour is fatal there), and the simulator's tests under the latter (only those targets are
 # built in those presets, without the OpenCL backend to keep CI short: the runtime is tested there on
-# emulated devices), then the whole suite, whose ctest summary closes the output.
+# emulated devices), then a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, its
+# own clang build of the libraries), then the whole suite, whose ctest summary closes the output.
 test: build
 	for p in tsan asan; do \
 	  cmake --preset $$p -DCONVEYOR_WITH_OPENCL=OFF > /dev/null && \
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
 	  build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done
+	cmake --build build/asan -j $(JOBS) --target conveyor_sim_tests
+	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_sim_tests
+	FUZZ_SECONDS=7 JOBS=$(JOBS) scripts/fuzz.sh
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Every libFuzzer harness of fuzz/ for FUZZ_SECONDS each (docs/fuzzing.md); `make test` runs a
+# slice of it (7 s each).
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 clean:
 	rm -rf build

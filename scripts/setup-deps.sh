@@ -14,6 +14,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   python3-matplotlib
+  # clang and its compiler-rt (libclang_rt.fuzzer, the sanitizers) for the `fuzz` preset's
+  # libFuzzer harnesses (scripts/fuzz.sh); bookworm's clang is 14.
+  clang libclang-rt-14-dev
 )
 # memkind exists only on x86-64 Debian; it is optional (the HBM tier also works through NUMA nodes).
 [ "$(uname -m)" = x86_64 ] && packages+=(libmemkind-dev)

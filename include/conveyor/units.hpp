@@ -18,7 +18,7 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what = "size",
                           std::uint64_t max = UINT64_MAX);
 
 /// Parses a list of positive integers: "4", "1-8", "1,2,4", "1-16:4" (start-stop:step), or a mix.
-/// Throws UsageError for an empty, reversed or non-positive range.
+/// Throws UsageError for an empty, reversed or non-positive range, and for more than 65536 values.
 std::vector<int> parse_list(std::string_view text, std::string_view what = "list");
 
 /// "1.50 GiB", "64 KiB", "512 B": binary units, for sizes of buffers.

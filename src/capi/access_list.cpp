@@ -1,5 +1,6 @@
 #include "capi/access_list.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "capi/status.hpp"
@@ -30,7 +31,13 @@ int AccessList::add_map(RangeTable& ranges, Runtime& runtime, const conveyor_map
             return which() + ": direction " + std::to_string(d) +
                    " is not to (0), from (1), tofrom (2) or alloc (3)";
           });
-  Use& e = use_of(ranges.map(runtime, static_cast<char*>(map.host_ptr) + map.offset, map.size));
+  // In integers: `host_ptr + offset` is undefined once it leaves the object (a wrapping offset);
+  // an offset that wraps around memory is refused like a size that does (RangeTable::map).
+  const auto base = reinterpret_cast<std::uintptr_t>(map.host_ptr);
+  require(base + map.offset >= base, [&] {
+    return which() + ": offset " + std::to_string(map.offset) + " wraps around memory";
+  });
+  Use& e = use_of(ranges.map(runtime, reinterpret_cast<void*>(base + map.offset), map.size));
   if (d == CONVEYOR_MAP_TO || d == CONVEYOR_MAP_TOFROM) e.read = true;
   if (d != CONVEYOR_MAP_TO) e.write = true;
   if (d == CONVEYOR_MAP_FROM || d == CONVEYOR_MAP_ALLOC) e.mapped_no_copy_in = true;

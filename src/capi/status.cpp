@@ -1,6 +1,8 @@
 // The last-error message per thread, and the names of the statuses.
 #include "capi/status.hpp"
 
+#include <cstring>
+
 namespace conveyor::capi {
 namespace {
 // Per thread: a message set by one thread must not be read or overwritten by another.
@@ -21,7 +23,13 @@ conveyor_status fail(conveyor_status status, const std::string& message) {
 extern "C" const char* conveyor_last_error(void) { return conveyor::capi::t_last_error.c_str(); }
 
 extern "C" const char* conveyor_status_string(conveyor_status status) {
-  switch (status) {
+  // A C caller may pass any int (a status of a newer version, say): C enums are ints. In C++,
+  // reading a conveyor_status that holds no enumerator's bits is undefined, so the switch reads
+  // the argument's bytes as the int they are.
+  static_assert(sizeof(conveyor_status) == sizeof(int));
+  int value;
+  std::memcpy(&value, &status, sizeof value);
+  switch (value) {
     case CONVEYOR_OK:
       return "ok";
     case CONVEYOR_ERROR_INVALID_ARGUMENT:

@@ -44,6 +44,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// A list is a sweep of thread or node counts: a few values. Bounded, so that "1-2000000000" is
+// refused instead of allocating gigabytes.
+constexpr std::size_t kMaxListValues = std::size_t{1} << 16;
+
 int parse_positive_int(std::string_view text, std::string_view what) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -69,7 +73,11 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what, std::uin
     throw UsageError(
         fmt::format("{}: '{}' is not a size (examples: 4096, 64K, 2MiB, 1.5GB)", what, text));
   double bytes = std::round(value * static_cast<double>(multiplier));
-  if (bytes > static_cast<double>(max))
+  // Not `bytes > double(max)`: a limit near 2^64 (or 2^61) rounds up as a double, and a value
+  // equal to it would pass, then not fit the integer (2^64) or exceed the limit. Below 2^64 the
+  // conversion is exact; the limit is then compared as an integer.
+  constexpr double kTwoTo64 = 18446744073709551616.0;
+  if (!(bytes < kTwoTo64) || static_cast<std::uint64_t>(bytes) > max)
     throw UsageError(
         fmt::format("{}: '{}' is too large (at most {})", what, text, format_bytes(max)));
   return static_cast<std::uint64_t>(bytes);
@@ -93,7 +101,14 @@ std::vector<int> parse_list(std::string_view text, std::string_view what) {
     int last =
         dash == std::string_view::npos ? first : parse_positive_int(item.substr(dash + 1), what);
     if (last < first) throw UsageError(fmt::format("{}: range '{}' runs backwards", what, item));
-    for (int v = first; v <= last; v += step) out.push_back(v);
+    // `last - v < step` rather than `v + step > last`: v + step overflows near INT_MAX.
+    for (int v = first;; v += step) {
+      if (out.size() == kMaxListValues)
+        throw UsageError(
+            fmt::format("{}: '{}' has more than {} values", what, text, kMaxListValues));
+      out.push_back(v);
+      if (last - v < step) break;
+    }
   }
   return out;
 }

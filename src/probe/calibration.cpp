@@ -11,11 +11,14 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/files.hpp"
 #include "conveyor/records.hpp"
+#include "core/json_number.hpp"
 #include "core/utc_time.hpp"
 
 namespace conveyor {
@@ -68,20 +71,35 @@ json staging_to_json(const StagingCalibration& s) {
           {"movers", movers}};
 }
 
-StagingCalibration staging_from_json(const json& doc) {
+/// The integer member `key` of `item` (`fallback` when absent and given); a float or a value out
+/// of T's range is refused (core/json_number.hpp). A missing member throws json's out_of_range,
+/// reported by from_json like any other malformed member.
+template <typename T>
+T whole(const json& item, const char* key, const std::string& origin,
+        std::optional<T> fallback = std::nullopt) {
+  if (fallback && !item.contains(key)) return *fallback;
+  if (auto v = whole_number<T>(item.at(key))) return *v;
+  throw UsageError(
+      fmt::format("calibration {} is malformed ('{}' is {}, not a whole number from "
+                  "{} to {}); {}",
+                  origin, key, item.at(key).dump(), std::numeric_limits<T>::min(),
+                  std::numeric_limits<T>::max(), kRegenerate));
+}
+
+StagingCalibration staging_from_json(const json& doc, const std::string& origin) {
   StagingCalibration s;
   s.variant = doc.at("variant").get<std::string>();
   s.binding = doc.at("binding").get<std::string>();
-  s.elements = doc.at("elements").get<std::uint64_t>();
-  s.cpus = doc.at("cpus").get<int>();
+  s.elements = whole<std::uint64_t>(doc, "elements", origin);
+  s.cpus = whole<int>(doc, "cpus", origin);
   for (const json& p : doc.at("plain"))
-    s.plain.push_back({p.at("threads").get<int>(), p.at("kernel").get<std::string>(),
+    s.plain.push_back({whole<int>(p, "threads", origin), p.at("kernel").get<std::string>(),
                        p.at("best_gbs").get<double>()});
   s.near_read_gbs = doc.at("near_read_gbs").get<double>();
   for (const json& m : doc.at("movers"))
     s.movers.push_back({m.at("mover").get<std::string>(), m.at("copy_gbs").get<double>(),
                         m.at("block_overhead_us").get<double>(), m.at("uses_cpu").get<bool>(),
-                        m.value("copy_threads", 1)});
+                        whole<int>(m, "copy_threads", origin, 1)});
   return s;
 }
 
@@ -161,7 +179,7 @@ Calibration Calibration::from_json(const json& doc, const std::string& origin) {
                     origin, kRegenerate));
   Calibration cal;
   try {
-    cal.schema = doc.at("conveyor_calibration").get<int>();
+    cal.schema = whole<int>(doc, "conveyor_calibration", origin);
     // Older schemas that only lack members are read as they are (schema 1: no `staging`).
     if (cal.schema < kOldestCalibrationSchema || cal.schema > kCalibrationSchema)
       throw UsageError(fmt::format(
@@ -187,19 +205,20 @@ Calibration Calibration::from_json(const json& doc, const std::string& origin) {
       const json apps = item.value("apps", json::object());
       for (const auto& [direction, link] : links.items())
         e.links[direction] = {link.at("bw_gbs").get<double>(), link.at("latency_us").get<double>(),
-                              link.value("bytes", std::uint64_t{0})};
+                              whole<std::uint64_t>(link, "bytes", origin, 0)};
       for (const auto& [name, app] : apps.items()) {
         AppCalibration a;
         for (const json& t : app.at("times"))
-          a.time_s.emplace_back(t.at("size").get<std::uint64_t>(), t.at("time_s").get<double>());
+          a.time_s.emplace_back(whole<std::uint64_t>(t, "size", origin),
+                                t.at("time_s").get<double>());
         if (app.contains("crossover") && !app["crossover"].is_null())
-          a.crossover = app["crossover"].get<std::uint64_t>();
+          a.crossover = whole<std::uint64_t>(app, "crossover", origin);
         e.apps[name] = std::move(a);
       }
       cal.entries.push_back(std::move(e));
     }
     if (doc.contains("staging") && !doc["staging"].is_null())
-      cal.staging = staging_from_json(doc["staging"]);
+      cal.staging = staging_from_json(doc["staging"], origin);
   } catch (const json::exception& e) {
     // nlohmann's messages name the member and the type found, e.g. "key 'td_us' not found".
     std::string what = e.what();

@@ -696,7 +696,8 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
     if (trace_) trace_start = trace_->now_us();  // after the copies in, which have their own track
     if (clock_) {
       run_modelled_cpu(w, t, ctx);
-      return Ran::Done;
+      // A task that deferred its end (the MPI layer's sends and receives) ends in finish_deferred.
+      return TaskContextAccess::deferred(ctx) ? Ran::Deferred : Ran::Done;
     }
     t->codelet->fn(DeviceKind::Cpu)(ctx);
     if (TaskContextAccess::deferred(ctx)) {
@@ -733,6 +734,10 @@ void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   double start = clock_->thread_now_s();  // after the copies in, owed by this thread
   double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
   if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
+  // Deferred: not done yet, and maybe finished already by another thread (finish_deferred commits
+  // its writes); it must not be ended here too (found by bench/soak.sh: a rank on a simulated
+  // platform ended its receives before the data came, and hung or crashed).
+  if (detail::TaskContextAccess::deferred(ctx)) return;
   clock_->sleep_for(seconds);
   for (const auto& a : t->accesses)
     if (writes(a.mode)) coherence_->commit_host_write(*a.data);

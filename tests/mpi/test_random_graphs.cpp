@@ -2,17 +2,21 @@
 // placed on a random rank instead of the owner, some data moved to another owner, some read back
 // with acquire or gathered mid-graph) run across the job's ranks, and the same tasks run one by
 // one on every rank; every datum must match exactly (integer kernels). The runtimes on the ranks
-// include emulated devices in some configurations, so that copies between a device and the host
-// happen on both sides of a message.
+// run every scheduler under both coherence policies, on CPUs only, with emulated devices or on a
+// simulated four-device platform, device memory unlimited or small (configurations() below), so
+// that copies between a device and the host happen on both sides of a message.
 //
 // Every rank draws the same random numbers (same seed), so every rank submits the same flow.
-// CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIST_GRAPHS=<n> sets graphs per configuration.
+// CONVEYOR_DIFF_SEED=<n> repeats a run, CONVEYOR_DIST_GRAPHS=<n> sets graphs per configuration
+// (default 2: ctest runs the whole table), CONVEYOR_DIFF_ONLY / CONVEYOR_DIFF_MATCH select
+// configurations, CONVEYOR_DIFF_LIST=1 lists them. bench/soak.sh runs many seeds over them all.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -20,6 +24,7 @@
 
 #include "conveyor/distributed.hpp"
 #include "unit/runtime/emulated_device.hpp"
+#include "unit/runtime/simulated_platform.hpp"
 
 namespace conveyor {
 namespace {
@@ -50,11 +55,58 @@ void op(const TaskContext& t) {
 }
 
 struct Config {
-  const char* name;
-  int cpus;
-  int emulated;
-  const char* scheduler;
+  std::string name;
+  RuntimeOptions options;
+  int emulated = 0;
+  bool inline_lanes = false;
 };
+
+// Device memory room for a few of the graphs' vectors (up to 1200 bytes; a task uses at most
+// three): eviction and write-back on the ranks' devices.
+constexpr std::uint64_t kSmallDeviceMemory = 4096;
+
+// Every scheduler under both coherence policies, on ranks of CPU workers only, with one or two
+// emulated devices (their lanes on a thread of their own or inline, alternately) or a simulated
+// platform of four devices that runs the kernels (the three device-copy modes in turn), device
+// memory unlimited or small. The offloaded codelet is named where there are devices, in every
+// other configuration ("offload" always). No random draws here: the graphs are the seed's whatever
+// configurations are selected.
+std::vector<Config> configurations(const std::string& platform) {
+  std::vector<Config> out;
+  const DeviceCopy copies[] = {DeviceCopy::HostStaged, DeviceCopy::PeerCopy,
+                               DeviceCopy::PeerDirect};
+  for (Coherence policy : {Coherence::Coherent, Coherence::Naive})
+    for (const char* scheduler :
+         {"eager", "round-robin", "offload", "locality", "model", "model-ready"})
+      for (const char* where : {"cpu", "1emu", "2emu", "4sim"})
+        for (std::uint64_t limit : {std::uint64_t{0}, kSmallDeviceMemory}) {
+          const std::string w = where;
+          const bool devices = w != "cpu";
+          if (!devices && (limit || std::string(scheduler) == "offload")) continue;
+          const std::size_t k = out.size();
+          Config c;
+          c.options.cpus = 1;
+          c.options.pin = false;
+          c.options.scheduler = scheduler;
+          c.options.coherence = policy;
+          c.options.device_memory_limit = limit;
+          if (devices && (std::string(scheduler) == "offload" || k % 2)) c.options.offload = {"op"};
+          std::string name = std::string(to_string(policy)) + "/" + scheduler + "/" + w;
+          if (w == "4sim") {
+            c.options.platform = platform;
+            c.options.platform_run_kernels = true;
+            c.options.device_copy = copies[k % 3];
+            name += "/" + std::string(to_string(c.options.device_copy));
+          } else if (devices) {
+            c.emulated = w == "1emu" ? 1 : 2;
+            c.inline_lanes = k / 2 % 2;
+          }
+          c.name = name + (limit ? "/" + std::to_string(limit) + "B" : "") +
+                   (c.inline_lanes ? "/inline" : "") + (c.options.offload.empty() ? "" : "/op");
+          out.push_back(std::move(c));
+        }
+  return out;
+}
 
 void run_graph(Distributed& dist, std::mt19937_64& rng, const Codelet& codelet) {
   auto uniform = [&](std::size_t lo, std::size_t hi) { return lo + rng() % (hi - lo + 1); };
@@ -147,40 +199,69 @@ void run_graph(Distributed& dist, std::mt19937_64& rng, const Codelet& codelet) 
   for (auto& it : items) dist.unregister(it.data);
 }
 
+// Selected configurations: CONVEYOR_DIFF_ONLY=<name> (exactly), CONVEYOR_DIFF_MATCH=<text> (names
+// that contain it), else all; CONVEYOR_DIFF_LIST=1 prints "configuration <name>" lines and runs
+// nothing.
 TEST(DistributedDifferential, RandomGraphsAcrossRanksMatchASequentialRun) {
   const std::uint64_t seed = env_or("CONVEYOR_DIFF_SEED", 20261123);
-  const std::uint64_t graphs = env_or("CONVEYOR_DIST_GRAPHS", 40);
+  const std::uint64_t graphs = env_or("CONVEYOR_DIST_GRAPHS", 2);
   Codelet codelet("op");
-  codelet.cpu(op).cuda(op);  // the emulated device runs "cuda" code on host memory
-  const Config configs[] = {{"cpu only", 1, 0, "eager"},
-                            {"cpu + 1 emulated device, offload", 1, 1, "offload"},
-                            {"cpu + 2 emulated devices, eager", 1, 2, "eager"}};
+  codelet.cpu(op).cuda(op);  // emulated and simulated devices run "cuda" code on host memory
+  const char* only = std::getenv("CONVEYOR_DIFF_ONLY");
+  const char* match = std::getenv("CONVEYOR_DIFF_MATCH");
+  const bool all = !(only && *only) && !(match && *match);
+  // Each rank writes its own platform file (into TMPDIR), removed at the end.
+  const std::string platform = test::write_platform_file(test::switch_platform(4));
+  const std::vector<Config> configs = configurations(platform);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (std::getenv("CONVEYOR_DIFF_LIST")) {
+    if (rank == 0)
+      for (const Config& c : configs) std::printf("configuration %s\n", c.name.c_str());
+    std::filesystem::remove(platform);
+    return;
+  }
   std::mt19937_64 rng(seed);
+  std::uint64_t ran = 0, messages = 0, device_configs = 0, device_copies = 0;
   for (const Config& c : configs) {
-    RuntimeOptions o;
-    o.cpus = c.cpus;
-    o.pin = false;
-    o.scheduler = c.scheduler;
-    if (std::string(c.scheduler) == "offload") o.offload = {"op"};
-    std::unique_ptr<Runtime> rt = test::make_emulated_runtime(o, c.emulated);
+    const bool selected = all || (only && *only && c.name == only) ||
+                          (match && *match && c.name.find(match) != std::string::npos);
+    if (!selected) {
+      for (std::uint64_t g = 0; g < graphs; ++g) rng();  // the same graphs for the ones asked for
+      continue;
+    }
+    std::unique_ptr<Runtime> rt =
+        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes);
     Distributed dist(*rt);
     for (std::uint64_t g = 0; g < graphs; ++g) {
       std::uint64_t graph_seed = rng();
       std::mt19937_64 graph_rng(graph_seed);
-      SCOPED_TRACE(std::string("CONVEYOR_DIFF_SEED=") + std::to_string(seed) + " configuration " +
-                   c.name + " graph " + std::to_string(g));
+      SCOPED_TRACE("CONVEYOR_DIFF_SEED=" + std::to_string(seed) + " configuration " + c.name +
+                   " graph " + std::to_string(g));
       run_graph(dist, graph_rng, codelet);
     }
-    std::uint64_t messages = 0;
-    for (const auto& s : dist.all_stats()) messages += s.messages_sent;
+    std::uint64_t sent = 0;
+    for (const auto& s : dist.all_stats()) sent += s.messages_sent;
+    const RuntimeStats s = rt->stats();
+    ran += graphs;
+    messages += sent;
+    if (c.emulated > 0 || !c.options.platform.empty()) {
+      ++device_configs;
+      device_copies += s.h2d_copies;
+    }
     if (std::getenv("CONVEYOR_DIFF_VERBOSE") && dist.rank() == 0)
-      std::printf("%s: %llu messages\n", c.name, static_cast<unsigned long long>(messages));
-    if (dist.size() > 1) {
-      EXPECT_GT(messages, graphs) << c.name << ": the graphs hardly communicated";
-    }
-    if (c.emulated > 0 && dist.rank() == 0 && dist.size() > 1) {
-      EXPECT_GT(rt->stats().h2d_copies, 0u) << c.name << ": no task ran on a device";
-    }
+      std::printf("%-44s %6llu messages; rank 0: %5llu h2d copies, %4llu evictions\n",
+                  c.name.c_str(), static_cast<unsigned long long>(sent),
+                  static_cast<unsigned long long>(s.h2d_copies),
+                  static_cast<unsigned long long>(s.evictions));
+  }
+  std::filesystem::remove(platform);
+  // The whole table (not a selection, whose few graphs may not show it): the graphs communicated,
+  // and rank 0's devices ran tasks.
+  if (all && ranks > 1) {
+    EXPECT_GT(messages, ran) << "the graphs hardly communicated";
+    if (rank == 0) EXPECT_GT(device_copies, device_configs) << "hardly any task ran on a device";
   }
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -16,6 +17,11 @@ namespace conveyor::device::simulated {
 namespace {
 
 using nlohmann::json;
+
+// Bounds of a platform: the runtime starts a thread per core and per device, and routes are
+// found by a Dijkstra per device over all nodes (cubic in the devices).
+constexpr int kMaxCores = 4096;
+constexpr int kMaxDevices = 256;
 
 // A JSON object read strictly: every key must be known, and the error names the file and the key
 // path ("devices[1].gflops.gemm").
@@ -31,12 +37,15 @@ class Reader {
                                  where.empty() ? "" : "'" + where + "' ", what));
   }
   void allow(std::initializer_list<const char*> keys) const {
-    for (const auto& [k, v] : j_.items())
+    for (const auto& item : j_.items()) {
+      // Not a structured binding: clang before 16 cannot capture one in the lambda.
+      const std::string& k = item.key();
       if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) {
         std::string known;
         for (const char* a : keys) known += (known.empty() ? "" : ", ") + std::string(a);
         fail(fmt::format("is an unknown key (known here: {})", known), k);
       }
+    }
   }
   bool has(const char* key) const { return j_.contains(key); }
   const json& at(const char* key) const {
@@ -55,6 +64,14 @@ class Reader {
     if (x < 0) fail(fmt::format("must not be negative (got {})", x), key);
     if (positive && x == 0) fail("must be positive (got 0)", key);
     return x;
+  }
+  /// A whole number from 1 to `most`, checked as a double first: casting one beyond int's range
+  /// (1e10 cores) is undefined, and a huge count would make that many devices.
+  int whole(const char* key, double fallback, bool required, int most) const {
+    double x = number(key, fallback, required, true);
+    if (x != std::floor(x)) fail("must be a whole number", key);
+    if (x > most) fail(fmt::format("must be at most {} (got {})", most, x), key);
+    return static_cast<int>(x);
   }
   std::string text(const char* key, bool required = false) const {
     if (!has(key)) {
@@ -123,7 +140,7 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e999
     throw UsageError(fmt::format("platform file {}: not JSON: {}", origin, e.what()));
   }
   Reader top(doc, origin, "");
@@ -135,9 +152,7 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
 
   Reader host = top.child("host");
   host.allow({"cores", "gflops", "gbs", "launch_us"});
-  double cores = host.number("cores", 0, true, true);
-  if (cores != static_cast<int>(cores)) host.fail("must be a whole number", "cores");
-  p.host_cores = static_cast<int>(cores);
+  p.host_cores = host.whole("cores", 0, true, kMaxCores);
   p.host = read_compute(host);
 
   const json& devices = top.at("devices");
@@ -150,14 +165,19 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
     std::string id = d.text("id", true);
     if (id.empty() || id.find(':') != std::string::npos)
       d.fail("must be a non-empty name without ':' (devices are named id:0, id:1, ...)", "id");
-    double count = d.number("count", 1, false, true);
-    if (count != static_cast<int>(count)) d.fail("must be a whole number", "count");
+    const int count = d.whole("count", 1, false, kMaxDevices);
     DeviceSpec spec;
-    spec.memory_bytes = static_cast<std::uint64_t>(d.number("memory_gb", 0, true, true) * 1e9);
+    // At most 1e9 GB (1e18 B): the product must fit the uint64_t it is cast to.
+    const double memory_gb = d.number("memory_gb", 0, true, true);
+    if (memory_gb > 1e9)
+      d.fail(fmt::format("must be at most 1e9 (got {})", memory_gb), "memory_gb");
+    spec.memory_bytes = static_cast<std::uint64_t>(memory_gb * 1e9);
     spec.compute = read_compute(d);
     spec.alloc_us = d.number("alloc_us", 0);
     spec.remote_read_factor = d.number("remote_read_factor", 1, false, true);
-    for (int k = 0; k < static_cast<int>(count); ++k) {
+    if (p.devices.size() + static_cast<std::size_t>(count) > kMaxDevices)
+      d.fail(fmt::format("makes more than {} devices in all", kMaxDevices), "count");
+    for (int k = 0; k < count; ++k) {
       spec.id = fmt::format("{}:{}", id, k);
       if (!nodes.insert(spec.id).second) d.fail(fmt::format("repeats device {}", spec.id), "id");
       p.devices.push_back(spec);

@@ -11,6 +11,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/files.hpp"
+#include "core/json_number.hpp"
 #include "core/utc_time.hpp"
 
 namespace conveyor::perfmodel {
@@ -27,10 +28,16 @@ json history_json(const History& h) {
           {"deviation_s", h.deviation()}, {"median_s", h.median()},   {"recent_s", h.ring()}};
 }
 
+/// A count member (core/json_number.hpp: a float or a negative number is refused, not cast).
+std::uint64_t count(const json& j, const char* key) {
+  if (auto v = whole_number<std::uint64_t>(j.at(key))) return *v;
+  throw UsageError(
+      fmt::format("'{}' is {}, not a whole number of at least 0", key, j.at(key).dump()));
+}
+
 History history_from(const json& j) {
-  return History::restore(j.at("recent_s").get<std::vector<double>>(),
-                          j.at("samples").get<std::uint64_t>(),
-                          j.at("accepted").get<std::uint64_t>(), j.at("mean_s").get<double>(),
+  return History::restore(j.at("recent_s").get<std::vector<double>>(), count(j, "samples"),
+                          count(j, "accepted"), j.at("mean_s").get<double>(),
                           j.at("deviation_s").get<double>());
 }
 
@@ -187,9 +194,7 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("conveyor_perfmodels"))
     throw UsageError(fmt::format("performance models {} are not a Conveyor models file; {}", origin,
                                  kRemeasure));
-  int schema = doc.at("conveyor_perfmodels").is_number_integer()
-                   ? doc.at("conveyor_perfmodels").get<int>()
-                   : -1;
+  int schema = whole_number<int>(doc.at("conveyor_perfmodels")).value_or(-1);
   if (schema != kModelsSchema)
     throw UsageError(fmt::format("performance models {} have schema {}, this conveyor reads {}; {}",
                                  origin, schema, kModelsSchema, kRemeasure));
@@ -205,7 +210,7 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
       for (const json& f : j.at("footprints")) {
         auto fp = static_cast<std::uint32_t>(
             std::stoul(f.at("footprint").get<std::string>(), nullptr, 16));
-        d.by_footprint[fp] = {f.at("bytes").get<std::uint64_t>(), history_from(f)};
+        d.by_footprint[fp] = {count(f, "bytes"), history_from(f)};
       }
       d.seconds_per_flop = history_from(j.at("seconds_per_flop"));
       d.errors = j.at("errors").get<std::vector<double>>();
@@ -219,6 +224,9 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
       m.links_[id] = {l.at("latency_us").get<double>(), l.at("bw_gbs").get<double>(),
                       l.at("source").get<std::string>()};
   } catch (const json::exception& e) {
+    throw UsageError(
+        fmt::format("performance models {} are malformed ({}); {}", origin, e.what(), kRemeasure));
+  } catch (const UsageError& e) {  // count()
     throw UsageError(
         fmt::format("performance models {} are malformed ({}); {}", origin, e.what(), kRemeasure));
   } catch (const std::logic_error& e) {  // stoul

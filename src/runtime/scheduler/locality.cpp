@@ -12,6 +12,7 @@ class LocalityScheduler final : public Scheduler {
   using Scheduler::Scheduler;
 
  protected:
+  bool keeps_offloaded_on_devices() const override { return true; }
   Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
     if (!context().offload.empty()) {

@@ -110,6 +110,7 @@ class ModelScheduler final : public Scheduler {
 
  protected:
   bool prefers_local_data() const override { return ready_first_; }
+  bool keeps_offloaded_on_devices() const override { return true; }
 
   void on_start(const Task& task, int worker) override {
     double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;

@@ -1,8 +1,6 @@
 // offload: placement by codelet, as in seed 003 (gemm offloaded, the rest on CPUs). Tasks of the
 // codelets named in RuntimeOptions::offload go to a pool the devices take from; the others to the
 // CPUs' pool (or wherever they can run, when they have no CPU implementation).
-#include <fmt/format.h>
-
 #include "conveyor/error.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
@@ -17,15 +15,8 @@ class OffloadScheduler final : public Scheduler {
     if (device_kinds() == 0) throw UsageError("scheduler 'offload' needs a device");
   }
 
-  void check(const detail::CodeletImpl& codelet) const override {
-    Scheduler::check(codelet);
-    if (offloaded(codelet) && (runnable(codelet) & device_kinds()) == 0)
-      throw UsageError(fmt::format(
-          "codelet '{}' is offloaded but has no implementation for the runtime's devices",
-          codelet.name));
-  }
-
  protected:
+  bool keeps_offloaded_on_devices() const override { return true; }
   Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
     if (offloaded(*task.codelet)) return {-1, can & device_kinds()};

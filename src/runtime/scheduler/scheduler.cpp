@@ -79,6 +79,11 @@ void Scheduler::check(const detail::CodeletImpl& codelet) const {
     throw UsageError(fmt::format(
         "codelet '{}' has no implementation for the runtime's workers ({})", codelet.name, kinds));
   }
+  if (keeps_offloaded_on_devices() && offloaded(codelet) &&
+      (runnable(codelet) & device_kinds()) == 0)
+    throw UsageError(fmt::format(
+        "codelet '{}' is offloaded but has no implementation for the runtime's devices{}",
+        codelet.name, device_kinds() == 0 ? " (there are none)" : ""));
 }
 
 Placement Scheduler::push(Task* task) {

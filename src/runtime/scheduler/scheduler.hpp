@@ -95,6 +95,10 @@ class Scheduler {
   /// When true, a worker takes from its own queue the task with the fewest bytes still to copy
   /// into its space (among the first few in priority order) rather than the first.
   virtual bool prefers_local_data() const { return false; }
+  /// When true, the tasks of the codelets named in RuntimeOptions::offload may run on devices only
+  /// ("offload", "locality", "model"): check() then refuses such a codelet that no device present
+  /// can run, whose tasks would otherwise wait for ever.
+  virtual bool keeps_offloaded_on_devices() const { return false; }
 
   /// Kinds of the workers present that the codelet has implementations for.
   KindMask runnable(const detail::CodeletImpl& codelet) const;

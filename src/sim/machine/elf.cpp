@@ -39,6 +39,9 @@ ElfImage load_elf(const std::vector<uint8_t>& file, const std::string& name,
   uint32_t phoff = read<uint32_t>(file, 28, name);
   uint16_t phentsize = read<uint16_t>(file, 42, name);
   uint16_t phnum = read<uint16_t>(file, 44, name);
+  // Each entry must be a whole Elf32_Phdr apart: with a smaller stride (0) one entry read 65535
+  // times loads 65535 copies of its segment, gigabytes from a file of a few bytes.
+  if (phnum > 0 && phentsize < 32) throw bad("program header entries smaller than 32 bytes");
   bool have_code = false;
   for (int i = 0; i < phnum; ++i) {
     size_t ph = phoff + static_cast<size_t>(i) * phentsize;

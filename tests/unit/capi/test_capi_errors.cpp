@@ -2,6 +2,7 @@
 // problem, nothing aborts, and the runtime stays usable afterwards.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +41,19 @@ TEST(CapiErrors, NullRuntimeIsRefusedByEveryCall) {
   EXPECT_EQ(conveyor_kernel_set_work_size(nullptr, 1, nullptr, nullptr),
             CONVEYOR_ERROR_INVALID_ARGUMENT);
   conveyor_runtime_destroy(nullptr);  // ignored
+}
+
+// Regression found by fuzz/capi_arguments.cpp (fuzz/corpus/capi_arguments/crash_status_string):
+// a C caller may pass any int as a conveyor_status (C enums are ints), and the switch read the
+// parameter as the C++ enum, undefined for a value outside its range (UBSan: "load of value
+// 3057006134, which is not a valid value for type 'conveyor_status'"); now it reads the int. From
+// C++ only values inside the enum's range (0-15) can be formed without undefined behaviour: those
+// that name no status must give "unknown status" too (the fuzzer passes any int).
+TEST(CapiErrors, StatusStringOfAnUnknownStatusIsUnknown) {
+  for (int value : {10, 12, 15})
+    EXPECT_STREQ(conveyor_status_string(static_cast<conveyor_status>(value)), "unknown status")
+        << value;
+  EXPECT_STREQ(conveyor_status_string(CONVEYOR_ERROR_OVERLAP), "overlapping range");
 }
 
 TEST(CapiErrors, BadOptionsGiveNoRuntimeAndSayWhy) {
@@ -93,6 +107,28 @@ TEST(CapiErrors, BadMapDescriptorsAreRefused) {
   EXPECT_EQ(
       conveyor_tasklet_target_create(rt.get(), k, 1, &huge, 0, nullptr, 0, nullptr, 1, &good, 1),
       CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
+}
+
+// Regression found while fuzzing the C interface (docs/fuzzing.md): host_ptr + offset was computed
+// as a pointer, undefined when the offset wraps around memory (UBSan: "addition of unsigned offset
+// ... overflowed"), and the wrapped range was then mapped.
+TEST(CapiErrors, MapOffsetThatWrapsAroundMemoryIsRefused) {
+  CRuntime rt = make_c_runtime();
+  conveyor_kernel_desc d = host_kernel("k", succeed);
+  conveyor_kernel* k = conveyor_kernel_create(rt.get(), &d);
+  ASSERT_NE(k, nullptr) << last_error();
+  std::vector<float> x(16);
+  conveyor_map_desc wraps = conveyor_make_map_desc(x.data(), SIZE_MAX - 8, 16, CONVEYOR_MAP_TO);
+  EXPECT_EQ(
+      conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1, &wraps, 1),
+      CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(last_error().find("wraps around memory"), std::string::npos) << last_error();
+  conveyor_map_desc inside = conveyor_make_map_desc(x.data(), 16, 16, CONVEYOR_MAP_TO);
+  EXPECT_EQ(conveyor_tasklet_target_create(rt.get(), k, 0, nullptr, 0, nullptr, 0, nullptr, 1,
+                                           &inside, 1),
+            CONVEYOR_OK)
+      << last_error();
   EXPECT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
 }
 

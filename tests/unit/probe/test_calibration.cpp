@@ -115,6 +115,29 @@ TEST_F(CalibrationFile, CorruptFileIsAUsageError) {
   EXPECT_NE(load_error(here()).find("teleport"), std::string::npos);
 }
 
+// Regression found by fuzz/calibration.cpp (fuzz/corpus/calibration/crash_schema_float): an
+// integer member holding a float beyond the type ({"conveyor_calibration": 1e10}) was cast to int
+// by nlohmann's get<int>(), undefined behaviour; negative sizes wrapped to huge ones.
+TEST_F(CalibrationFile, IntegersThatAreFloatsOrOutOfRangeAreRefused) {
+  EXPECT_THROW(
+      Calibration::from_json(nlohmann::json::parse(R"({"conveyor_calibration": 1e10})"), "c.json"),
+      UsageError);
+  auto doc = sample().to_json();
+  doc["entries"][1]["links"]["h2d"]["bytes"] = -1;
+  EXPECT_THROW(Calibration::from_json(doc, "c.json"), UsageError);
+  doc = sample().to_json();
+  doc["entries"][1]["apps"]["matmul"]["times"][0]["size"] = 1e30;
+  write(doc.dump());
+  std::string error = load_error(here());
+  EXPECT_NE(error.find("'size' is 1e+30, not a whole number"), std::string::npos) << error;
+  doc = sample().to_json();
+  doc["entries"][1]["apps"]["matmul"]["crossover"] = 2.5;
+  EXPECT_THROW(Calibration::from_json(doc, "c.json"), UsageError);
+  doc = sample().to_json();
+  doc["entries"][1]["apps"]["matmul"]["crossover"] = 4096;  // whole numbers still read
+  EXPECT_EQ(Calibration::from_json(doc, "c.json").entries[1].apps.at("matmul").crossover, 4096u);
+}
+
 TEST_F(CalibrationFile, StaleFilesSayWhichDifference) {
   sample().save(path());
   MachineFingerprint other_host = here();

@@ -106,8 +106,11 @@ inline Codelet scale_codelet(const std::string& name = "scale") {
 /// y[i] += x[i] on int vectors of the same length (x Read, y ReadWrite).
 inline Codelet accumulate_codelet(const std::string& name = "accumulate") {
   Codelet c(name);
-  auto host = [](const TaskContext& t) {
-    for (std::size_t i = 0; i < t.buffer(0).rows; ++i) t.data<int>(1)[i] += t.data<int>(0)[i];
+  auto host = [](const TaskContext& t) {  // wraps (in unsigned): a long chain overflows an int
+    const int* x = t.data<int>(0);
+    int* y = t.data<int>(1);
+    for (std::size_t i = 0; i < t.buffer(0).rows; ++i)
+      y[i] = static_cast<int>(static_cast<unsigned>(y[i]) + static_cast<unsigned>(x[i]));
   };
   c.cpu(host).cuda([host](const TaskContext& t) {
     if (!cuda::real(t.device())) return host(t);

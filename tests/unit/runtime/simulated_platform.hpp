@@ -2,20 +2,41 @@
 // Helpers for tests on simulated platforms: platform files written to a temporary directory, and
 // the task graph of a tiled Cholesky with kernels that do nothing.
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include "conveyor/runtime.hpp"
 
 namespace conveyor::test {
 
-/// Writes `json` to a fresh temporary file and returns its path.
+/// This process's own directory for platform files (mkdtemp), removed with everything in it when
+/// the process exits.
+class PlatformDir {
+ public:
+  PlatformDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "conveyor_platforms_XXXXXX");
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp: " + pattern);
+    path_ = pattern;
+  }
+  ~PlatformDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// Writes `json` to a fresh file in this process's platform directory and returns its path.
 inline std::string write_platform_file(const std::string& json) {
+  static PlatformDir dir;
   static std::atomic<int> counter{0};
-  auto path =
-      std::filesystem::temp_directory_path() / ("conveyor_platform_" + std::to_string(::getpid()) +
-                                                "_" + std::to_string(counter++) + ".json");
+  auto path = dir.path() / ("platform_" + std::to_string(counter++) + ".json");
   std::ofstream(path) << json;
   return path.string();
 }

@@ -176,7 +176,8 @@ TEST(DeviceMemoryInline, WriteBacksThatCompleteAtOnceDoNotHang) {
     for (std::size_t i = 0; i < vectors; ++i) {
       std::size_t j = (i + 1 + r % (vectors - 1)) % vectors;
       rt->submit(acc, {{d[i], Access::Read}, {d[j], Access::ReadWrite}});
-      for (std::size_t e = 0; e < n; ++e) want[j][e] += want[i][e];
+      for (std::size_t e = 0; e < n; ++e)  // wrapping, as the codelet: 20 rounds overflow an int
+        want[j][e] = static_cast<int>(static_cast<unsigned>(want[j][e]) + want[i][e]);
       if ((i + r) % 5 == 0) {
         rt->submit(add_one, {{d[i], Access::ReadWrite}});
         for (std::size_t e = 0; e < n; ++e) want[i][e] += 1;

@@ -2,6 +2,8 @@
 // shapes. Each gives a clear error and loses no data.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
@@ -110,6 +112,62 @@ TEST(RuntimeFailures, CodeletWithoutImplementationIsRejected) {
   EXPECT_THROW(Runtime bad(o), UsageError);
   o.devices = {"cpu"};
   EXPECT_THROW(Runtime bad(o), UsageError);
+}
+
+// "locality" and the model schedulers keep the offloaded codelets on devices, as "offload" does: a
+// task no device can take would wait for ever (found by the differential soak, bench/soak.sh:
+// wait_all hung with locality and offload = op on a rank without devices). Refused at submission.
+TEST(RuntimeFailures, OffloadedCodeletNoDeviceCanRunIsRefused) {
+  // Accepted, the task would wait for ever and so would wait_all and the runtime's destructor: the
+  // process ends instead, so that the test fails without hanging.
+  auto refused = [](const auto& submit) {
+    try {
+      submit();
+    } catch (const UsageError&) {
+      return true;
+    }
+    std::fprintf(stderr, "submit accepted a task that no worker can take\n");
+    std::_Exit(1);
+  };
+  for (const char* scheduler : {"locality", "model", "model-ready"}) {
+    SCOPED_TRACE(scheduler);
+    RuntimeOptions o = cpu_options(1);
+    o.scheduler = scheduler;
+    o.offload = {"add_one"};
+    o.perf_models = "none";
+    std::vector<int> x(8, 0);
+    {
+      Runtime rt(o);  // no device
+      Data d = rt.register_vector(x.data(), x.size());
+      EXPECT_TRUE(refused([&] { rt.submit(add_one(), {{d, Access::ReadWrite}}); }));
+      rt.wait_all();
+      rt.unregister(d);
+    }
+    Codelet cpu_only("add_one");  // a device, but no implementation for it
+    cpu_only.cpu([](const TaskContext&) {});
+    {
+      std::unique_ptr<Runtime> rt = test::make_emulated_runtime(o, 1);
+      Data d = rt->register_vector(x.data(), x.size());
+      EXPECT_TRUE(refused([&] { rt->submit(cpu_only, {{d, Access::ReadWrite}}); }));
+      rt->submit(add_one(), {{d, Access::ReadWrite}});  // one a device can run
+      rt->wait_all();
+      rt->unregister(d);
+    }
+    EXPECT_EQ(x, std::vector<int>(8, 1));
+  }
+  for (const char* scheduler : {"eager", "round-robin"}) {  // these ignore or fall back: CPUs
+    SCOPED_TRACE(scheduler);
+    RuntimeOptions o = cpu_options(1);
+    o.scheduler = scheduler;
+    o.offload = {"add_one"};
+    std::vector<int> x(8, 0);
+    Runtime rt(o);
+    Data d = rt.register_vector(x.data(), x.size());
+    rt.submit(add_one(), {{d, Access::ReadWrite}});
+    rt.wait_all();
+    rt.unregister(d);
+    EXPECT_EQ(x, std::vector<int>(8, 1));
+  }
 }
 
 TEST(RuntimeFailures, WaitAllWhileHoldingAnAcquireIsRefused) {

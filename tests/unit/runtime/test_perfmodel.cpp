@@ -193,6 +193,25 @@ TEST(PerfModelFile, CorruptForeignAndOtherSchemaAreRefusedInOneLine) {
   expect_refused(malformed, "malformed");
 }
 
+// Regression found by fuzz/performance_model.cpp (fuzz/corpus/performance_model/crash_*): counts
+// that are floats beyond uint64_t ("bytes": 1e30) were cast by nlohmann's get<uint64_t>(),
+// undefined behaviour; a schema of 2^32 + 1 was read as 1.
+TEST(PerfModelFile, CountsThatAreFloatsOrOutOfRangeAreRefused) {
+  auto doc = sample_models().to_json();
+  doc["models"][0]["footprints"][0]["bytes"] = 1e30;
+  EXPECT_THROW(PerfModels::from_json(doc, "m.json"), UsageError);
+  doc = sample_models().to_json();
+  doc["models"][0]["footprints"][0]["samples"] = -3;
+  EXPECT_THROW(PerfModels::from_json(doc, "m.json"), UsageError);
+  doc = sample_models().to_json();
+  doc["models"][0]["seconds_per_flop"]["accepted"] = 2.5;
+  EXPECT_THROW(PerfModels::from_json(doc, "m.json"), UsageError);
+  doc = sample_models().to_json();
+  doc["conveyor_perfmodels"] = (std::uint64_t{1} << 32) + kModelsSchema;
+  EXPECT_THROW(PerfModels::from_json(doc, "m.json"), UsageError);
+  EXPECT_NO_THROW(PerfModels::from_json(sample_models().to_json(), "m.json"));
+}
+
 TEST(PerfModelLink, LatencyPlusBytesOverBandwidth) {
   LinkModel l{10.0, 2.0, "probe"};
   EXPECT_DOUBLE_EQ(l.seconds(0), 0.0);

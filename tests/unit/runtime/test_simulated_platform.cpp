@@ -84,6 +84,32 @@ TEST(PlatformFile, AMissingFileIsAUsageError) {
   EXPECT_THROW(device::simulated::read_platform("/nonexistent/platform.json"), UsageError);
 }
 
+// Regressions found with fuzz/platform.cpp (fuzz/corpus/platform/crash_*): numbers beyond int's or
+// uint64_t's range were cast to them (undefined: "1e+10 is outside the range of representable
+// values of type 'int'"), and a huge count made that many devices (a timeout, then out of memory).
+TEST(PlatformFile, CountsAndSizesBeyondTheirTypesAreRefused) {
+  auto platform = [](const std::string& cores, const std::string& count, const std::string& gb) {
+    return R"({"name": "g", "host": {"cores": )" + cores +
+           R"(}, "devices": [{"id": "gpu", "count": )" + count + R"(, "memory_gb": )" + gb +
+           R"(}], "links": [{"between": ["host", "gpu:0"], "gbs": 1}]})";
+  };
+  EXPECT_EQ(error_of(platform("4096", "256", "1e9")), "(accepted)");
+  EXPECT_NE(error_of(platform("1e10", "1", "1")).find("'host.cores' must be at most 4096"),
+            std::string::npos);
+  EXPECT_NE(error_of(platform("1", "1e10", "1")).find("'devices[0].count' must be at most 256"),
+            std::string::npos);
+  EXPECT_NE(error_of(platform("1", "100000000", "1")).find("must be at most 256"),
+            std::string::npos);
+  EXPECT_NE(error_of(platform("1", "1", "1e300")).find("'devices[0].memory_gb' must be at most"),
+            std::string::npos);
+  EXPECT_NE(error_of(platform("2.5", "1", "1")).find("'host.cores' must be a whole number"),
+            std::string::npos);
+  // A number too large for a double is JSON that nlohmann refuses with out_of_range, not
+  // parse_error: it escaped the reader (crash_number_overflow, found by the fuzzer itself).
+  EXPECT_NE(error_of(platform("1e999", "1", "1")).find("platform file p.json: not JSON"),
+            std::string::npos);
+}
+
 RuntimeOptions simulated_options(const std::string& platform, const std::string& scheduler,
                                  std::vector<std::string> offload, int devices = 0) {
   RuntimeOptions o;

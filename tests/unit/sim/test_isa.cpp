@@ -190,5 +190,28 @@ TEST(SimIsa, BadElfIsAUsageError) {
   EXPECT_THROW(run_elf_image(one_node(), elf, "x86", nullptr), UsageError);
 }
 
+// Regression found by fuzz/elf_loader.cpp (fuzz/corpus/elf_loader/crash_phentsize_zero): a
+// 65-byte file whose program headers are 0 bytes apart, 4912 of them, all the same 384 KiB data
+// segment. The loader refused it in the end (no executable segment), but only after allocating
+// 1.8 GB: out of memory under the fuzzer. Now the entry size is checked first.
+TEST(SimIsa, ProgramHeadersSmallerThanElf32AreRefused) {
+  const std::vector<uint8_t> crash = {
+      0x7f, 0x45, 0x4c, 0x46, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x02, 0x00, 0xf3, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0xb7, 0x02, 0xff,
+      0xff, 0x13, 0x15, 0x00, 0x00, 0x30, 0x13, 0x03, 0xa0, 0x00, 0x34, 0x05, 0x65,
+      0x00, 0x13, 0x03, 0xf3, 0xff, 0x23, 0x13, 0x93, 0xfc, 0x23, 0xaa, 0xa2, 0x00};
+  SimConfig config = one_node();
+  config.local_memory_bytes = 512 * 1024;  // the default, as the fuzzer ran: the segment fits
+  EXPECT_THROW(run_elf_image(config, crash, "crash", nullptr), UsageError);
+  std::vector<uint32_t> p;
+  exit_with_a0(p);  // exits with 0
+  auto elf = make_elf(p);
+  elf[42] = 16;  // e_phentsize: half an Elf32_Phdr
+  EXPECT_THROW(run_elf_image(one_node(), elf, "short", nullptr), UsageError);
+  elf[42] = 40;  // larger entries are allowed (the one entry is read, the rest skipped)
+  EXPECT_EQ(run_elf_image(one_node(), elf, "wide", nullptr).nodes.at(0).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace conveyor::sim::test
