@@ -41,7 +41,8 @@ run: build
 # behaviour is fatal there), and the simulator's tests under the latter (only those targets are
 # built in those presets, without the OpenCL backend to keep CI short: the runtime is tested there on
 # emulated devices), then a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, its
-# own clang build of the libraries), then the whole suite, whose ctest summary closes the output.
+# own clang build of the libraries), then the whole suite (ctest), then the Python package's tests
+# (python/tests, pytest, from the build tree: docs/python.md) when conveyor._core was built.
 test: build
 	for p in tsan asan; do \
 	  cmake --preset $$p -DCONVEYOR_WITH_OPENCL=OFF > /dev/null && \
@@ -52,6 +53,12 @@ test: build
 	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_sim_tests
 	FUZZ_SECONDS=7 JOBS=$(JOBS) scripts/fuzz.sh
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@if ls $(BUILD)/python/conveyor/_core.*.so > /dev/null 2>&1; then \
+	  PYTHONPATH=$(CURDIR)/$(BUILD)/python:$(CURDIR)/python CONVEYOR_CLI=$(CURDIR)/$(CONVEYOR) \
+	    python3 -m pytest -q python/tests; \
+	else \
+	  echo "python tests skipped: conveyor._core was not built (CONVEYOR_BUILD_PYTHON, docs/python.md)"; \
+	fi
 
 # Every libFuzzer harness of fuzz/ for FUZZ_SECONDS each (docs/fuzzing.md); `make test` runs a
 # slice of it (7 s each).

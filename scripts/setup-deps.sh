@@ -13,7 +13,7 @@ packages=(
   libopenblas-dev liblapacke-dev
   libopenmpi-dev openmpi-bin
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
-  python3-matplotlib
+  python3-matplotlib python3-dev
   # clang and its compiler-rt (libclang_rt.fuzzer, the sanitizers) for the `fuzz` preset's
   # libFuzzer harnesses (scripts/fuzz.sh); bookworm's clang is 14.
   clang libclang-rt-14-dev
@@ -47,5 +47,16 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
   echo "setup-deps: installing matplotlib for $(command -v python3)"
   python3 -m pip install -q matplotlib 2>/dev/null ||
     python3 -m pip install -q --break-system-packages matplotlib
+fi
+# The Python package (docs/python.md), for that python3 too: nanobind and scikit-build-core build it,
+# NumPy and pytest test it (`make test`). Each is an import name and its pip name.
+python_missing=()
+for module in nanobind:nanobind scikit_build_core:scikit-build-core numpy:numpy pytest:pytest; do
+  python3 -c "import ${module%%:*}" 2>/dev/null || python_missing+=("${module#*:}")
+done
+if [ ${#python_missing[@]} -gt 0 ]; then
+  echo "setup-deps: installing ${python_missing[*]} for $(command -v python3)"
+  python3 -m pip install -q "${python_missing[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${python_missing[@]}"
 fi
 echo "setup-deps: all dependencies present"

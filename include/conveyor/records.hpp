@@ -10,6 +10,7 @@
 #include <string>
 
 #include "conveyor/device.hpp"
+#include "conveyor/topology.hpp"
 
 namespace conveyor {
 
@@ -26,5 +27,12 @@ nlohmann::json result_envelope(const std::string& command, const nlohmann::json&
 /// DeviceInfo::details (JSON text, so that the runtime's headers need no JSON library) as an
 /// object; an empty object when the text is not one.
 nlohmann::json device_details(const DeviceInfo& info);
+
+/// The records of `conveyor devices --json`: a device (id, kind, name, platform, memory_bytes,
+/// peak_gbs, compute_units, details), a NUMA node of this host, and each backend's status ("ok"
+/// or why it is unavailable, by backend kind).
+nlohmann::json device_record(const DeviceInfo& info);
+nlohmann::json numa_node_record(const NumaNode& node);
+nlohmann::json backends_record();
 
 }  // namespace conveyor

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
@@ -159,6 +160,41 @@ std::vector<std::string> check_stream_options(const Device& device, const Stream
 ///   for (auto& r : conveyor::run_stream(*conveyor::find_device("cpu"), o).results)
 ///     std::cout << conveyor::traits(r.kernel).name << " " << r.best_gbs << " GB/s\n";
 StreamRun run_stream(Device& device, const StreamOptions& options);
+
+/// A stream run as `conveyor stream` and `conveyor.stream()` take it: the options as the user
+/// writes them (sizes and lists as text), before they are checked. Messages name the CLI's options.
+struct StreamRequest {
+  std::string device = "cpu";  ///< cpu, opencl:N, cuda:N or all
+  std::string threads;         ///< a list ("1-8", "1,2,4"); empty: one per core
+  std::string bind = "scatter";
+  std::string variant = "standard";  ///< standard, tuned or both
+  std::string elements;              ///< per array (K/M/G suffixes); empty: the STREAM minimum
+  std::string size;                  ///< bytes per array, instead of elements
+  int repeats = 20;
+  std::string kernels = "copy,scale,add,triad,dot";
+  double scalar = 3.0;
+  bool allow_small = false;
+  int numa = -1;     ///< bind the CPU arrays to this node (-1: no binding)
+  std::string tier;  ///< hbm or ddr; empty: the default tier
+  bool no_huge_pages = false;
+};
+
+/// One (device, variant, thread count) run: the unit the tables and plots group by.
+struct StreamPlan {
+  std::shared_ptr<Device> device;
+  StreamOptions options;
+};
+
+/// The runs a request asks for, each checked (check_stream_options); the checks' notes are added
+/// to `notes` once each. Throws UsageError naming the bad option.
+std::vector<StreamPlan> plan_stream(const StreamRequest& request, std::vector<std::string>& notes);
+
+/// The "options" record of a stream result document (`--json-out`), from the request and its plans.
+nlohmann::json stream_options_record(const StreamRequest& request,
+                                     const std::vector<StreamPlan>& plans);
+
+/// The note every stream document carries on how bytes and GB/s are counted.
+extern const char* const kStreamBytesNote;
 
 /// Checks read-back arrays against the gold values a, b, c (relative error per element; STREAM's
 /// epsilon 1e-13 for doubles). Throws ValidationError naming the first bad element.

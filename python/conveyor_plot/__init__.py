@@ -20,7 +20,7 @@ import os
 from .errors import Failure, MissingDependency, UsageError
 from .results import PLOTTABLE, load_all
 
-__all__ = ["plot", "UsageError", "Failure", "MissingDependency", "OUTPUT_FORMATS"]
+__all__ = ["plot", "draw", "UsageError", "Failure", "MissingDependency", "OUTPUT_FORMATS"]
 
 OUTPUT_FORMATS = (".png", ".svg")
 
@@ -41,9 +41,16 @@ def plot(paths: list, output: str, title: str | None = None, dpi: float | None =
     results = load_all(paths)  # before importing matplotlib: bad input fails fast
     from . import figure
 
-    kind = results[0].command
-    module = importlib.import_module(f".{PLOTTABLE[kind]}", __name__)
+    figure.save(draw(results, title), output, dpi)
+    return results[0].command
+
+
+def draw(results: list, title: str | None = None):
+    """The matplotlib Figure of loaded results (results.load_all, or results.from_document for
+    documents in memory, as conveyor.Result.plot does), titled and footnoted, not saved."""
+    from . import figure
+
+    module = importlib.import_module(f".{PLOTTABLE[results[0].command]}", __name__)
     fig = module.draw(results)
     figure.decorate(fig, results, title)
-    figure.save(fig, output, dpi)
-    return kind
+    return fig

@@ -69,6 +69,12 @@ def load(path: str) -> Result:
         raise UsageError(f"{path}: cannot read ({e.strerror})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise UsageError(f"{path}: not JSON ({e})") from None
+    return from_document(doc, path)
+
+
+def from_document(doc, path: str) -> Result:
+    """A parsed document (from a file, or a conveyor.Result in memory) as a Result; `path` names it
+    in messages and labels."""
     try:
         command = classify(doc)
     except UsageError as e:
@@ -90,7 +96,11 @@ def load(path: str) -> Result:
 
 def load_all(paths: list) -> list:
     """Loads every file; all must be of one kind. Labels each when there are several."""
-    results = [load(p) for p in paths]
+    return label_all([load(p) for p in paths])
+
+
+def label_all(results: list) -> list:
+    """Checks that the results are all of one kind; labels each when there are several."""
     kinds = {PLOTTABLE[r.command] for r in results}
     if len(kinds) > 1:
         listing = ", ".join(f"{r.path}: {r.command}" for r in results)

@@ -52,4 +52,31 @@ nlohmann::json device_details(const DeviceInfo& info) {
   return doc.is_object() ? doc : nlohmann::json::object();
 }
 
+nlohmann::json device_record(const DeviceInfo& info) {
+  return {{"id", info.id},
+          {"kind", to_string(info.kind)},
+          {"name", info.name},
+          {"platform", info.platform},
+          {"memory_bytes", info.memory_bytes},
+          {"peak_gbs", info.peak_gbs},
+          {"compute_units", info.compute_units},
+          {"details", device_details(info)}};
+}
+
+nlohmann::json numa_node_record(const NumaNode& node) {
+  return {{"os_index", node.os_index},
+          {"memory_bytes", node.memory_bytes},
+          {"cpus", node.pus},
+          {"subtype", node.subtype},
+          {"high_bandwidth", node.high_bandwidth}};
+}
+
+nlohmann::json backends_record() {
+  nlohmann::json status = nlohmann::json::object();
+  for (const auto& backend : backends())
+    status[std::string(to_string(backend->kind()))] =
+        backend->status().empty() ? "ok" : backend->status();
+  return status;
+}
+
 }  // namespace conveyor

@@ -16,14 +16,6 @@ struct DevicesOptions {
   OutputOptions output;
 };
 
-nlohmann::json numa_record(const NumaNode& node) {
-  return {{"os_index", node.os_index},
-          {"memory_bytes", node.memory_bytes},
-          {"cpus", node.pus},
-          {"subtype", node.subtype},
-          {"high_bandwidth", node.high_bandwidth}};
-}
-
 void print_devices(std::ostream& out, const Report& report) {
   const Topology& t = host_topology();
   out << fmt::format(
@@ -79,25 +71,11 @@ void add_devices_command(CLI::App& app) {
   add_output_options(*command, options->output);
   command->callback([options] {
     Report report("devices", nlohmann::json::object());
-    for (const auto& device : all_devices()) {
-      const DeviceInfo& info = device->info();
-      report.add_result({{"id", info.id},
-                         {"kind", to_string(info.kind)},
-                         {"name", info.name},
-                         {"platform", info.platform},
-                         {"memory_bytes", info.memory_bytes},
-                         {"peak_gbs", info.peak_gbs},
-                         {"compute_units", info.compute_units},
-                         {"details", device_details(info)}});
-    }
+    for (const auto& device : all_devices()) report.add_result(device_record(device->info()));
     nlohmann::json numa = nlohmann::json::array();
-    for (const auto& node : host_topology().numa_nodes) numa.push_back(numa_record(node));
+    for (const auto& node : host_topology().numa_nodes) numa.push_back(numa_node_record(node));
     report.section("numa_nodes") = numa;
-    nlohmann::json status = nlohmann::json::object();
-    for (const auto& backend : backends())
-      status[std::string(to_string(backend->kind()))] =
-          backend->status().empty() ? "ok" : backend->status();
-    report.section("backends") = status;
+    report.section("backends") = backends_record();
     emit(report, options->output, [&](std::ostream& out) { print_devices(out, report); });
   });
 }

@@ -20,125 +20,9 @@ namespace conveyor::cli {
 namespace {
 
 struct StreamCliOptions {
-  std::string device = "cpu";
-  std::string threads;  // empty: one per core
-  std::string bind = "scatter";
-  std::string variant = "standard";
-  std::string elements;
-  std::string size;
-  int repeats = 20;
-  std::string kernels = "copy,scale,add,triad,dot";
-  double scalar = 3.0;
-  bool allow_small = false;
-  int numa = -1;
-  std::string tier;
-  bool no_huge_pages = false;
+  StreamRequest request;
   OutputOptions output;
 };
-
-// One (device, variant, thread count) run: the unit the table and the plot group by.
-struct Plan {
-  std::shared_ptr<Device> device;
-  StreamOptions options;
-};
-
-constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 60;
-
-std::vector<std::shared_ptr<Device>> pick_devices(const std::string& id) {
-  if (id == "all") return all_devices();
-  return {find_device(id)};
-}
-
-std::vector<StreamKernel> parse_kernels(const std::string& text) {
-  std::vector<StreamKernel> kernels;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    std::string name = text.substr(start, comma - start);
-    if (name.empty()) throw UsageError(fmt::format("--kernels: empty name in '{}'", text));
-    kernels.push_back(parse_stream_kernel(name));
-    start = comma + 1;
-  }
-  return kernels;
-}
-
-int hardware_threads() {
-  int n = 0;
-  for (const auto& core : host_topology().cores) n += static_cast<int>(core.pus.size());
-  return n;
-}
-
-std::vector<Plan> make_plans(const StreamCliOptions& o, std::vector<std::string>& notes) {
-  StreamOptions base;
-  if (!o.elements.empty() && !o.size.empty())
-    throw UsageError("--elements and --size both set the array length: give one");
-  if (!o.elements.empty()) {
-    base.config.elements = parse_bytes(o.elements, "--elements", kMaxCount);
-    if (base.config.elements == 0) throw UsageError("--elements: must be at least 1");
-  } else if (!o.size.empty()) {
-    std::uint64_t bytes = parse_bytes(o.size, "--size", kMaxCount);
-    if (bytes < sizeof(double))
-      throw UsageError(fmt::format("--size: {} is less than one double (8 bytes)", o.size));
-    base.config.elements = bytes / sizeof(double);
-  }
-  base.repeats = o.repeats;
-  base.kernels = parse_kernels(o.kernels);
-  base.scalar = o.scalar;
-  base.allow_small = o.allow_small;
-  base.config.binding = parse_thread_binding(o.bind);
-  base.config.numa_node = o.numa;
-  base.config.tier = o.tier.empty() ? MemoryTier::Default : parse_memory_tier(o.tier);
-  base.config.huge_pages = !o.no_huge_pages;
-
-  std::vector<StreamVariant> variants;
-  if (o.variant == "both")
-    variants = {StreamVariant::Standard, StreamVariant::Tuned};
-  else
-    variants = {parse_stream_variant(o.variant)};
-
-  const int cores = static_cast<int>(host_topology().cores.size());
-  std::vector<int> threads =
-      o.threads.empty() ? std::vector<int>{cores} : parse_list(o.threads, "--threads");
-  for (int t : threads)
-    if (t > hardware_threads())
-      throw UsageError(fmt::format("--threads: {} is more than the {} hardware threads here", t,
-                                   hardware_threads()));
-
-  std::vector<Plan> plans;
-  for (const auto& device : pick_devices(o.device)) {
-    const bool cpu = device->info().kind == DeviceKind::Cpu;
-    if (!cpu && (o.numa >= 0 || !o.tier.empty()) && o.device != "all")
-      throw UsageError(fmt::format("--numa and --tier place host arrays; {} keeps its own memory",
-                                   device->info().id));
-    for (StreamVariant variant : variants) {
-      // OpenCL has one kernel set; a "tuned" row would repeat the standard one under another name.
-      if (device->info().kind == DeviceKind::OpenCL && variant == StreamVariant::Tuned) {
-        notes.push_back(fmt::format("{} has no tuned variant; {}", device->info().id,
-                                    variants.size() > 1 ? "only standard was run" : "skipped"));
-        continue;
-      }
-      for (int t : cpu ? threads : std::vector<int>{1}) {
-        Plan plan{device, base};
-        plan.options.config.variant = variant;
-        plan.options.config.threads = t;
-        if (plan.options.config.elements == 0)
-          plan.options.config.elements = stream_min_elements(*device);
-        if (!cpu) {
-          plan.options.config.numa_node = -1;
-          plan.options.config.tier = MemoryTier::Default;
-        }
-        for (auto& note : check_stream_options(*device, plan.options))
-          if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
-        plans.push_back(std::move(plan));
-      }
-    }
-  }
-  if (plans.empty())
-    throw UsageError(fmt::format("--variant {}: {} has no tuned variant; use --variant standard",
-                                 o.variant, o.device));
-  return plans;
-}
 
 std::string percent_cell(const nlohmann::json& row) {
   return row["percent_of_peak"].is_null() ? "n/a" : fixed(row["percent_of_peak"], 1);
@@ -222,31 +106,16 @@ void print_kernels(std::ostream& out, const nlohmann::json& rows) {
 
 void run(const StreamCliOptions& o) {
   std::vector<std::string> notes;
-  std::vector<Plan> plans = make_plans(o, notes);
-  Report report(
-      "stream",
-      {{"device", o.device},
-       {"threads", o.threads.empty() ? std::to_string(host_topology().cores.size()) : o.threads},
-       {"binding", o.bind},
-       {"variant", o.variant},
-       {"elements", plans.front().options.config.elements},
-       {"repeats", o.repeats},
-       {"kernels", o.kernels},
-       {"scalar", o.scalar},
-       {"allow_small", o.allow_small},
-       {"numa", o.numa},
-       {"tier", o.tier.empty() ? "default" : o.tier},
-       {"huge_pages", !o.no_huge_pages}});
+  std::vector<StreamPlan> plans = plan_stream(o.request, notes);
+  Report report("stream", stream_options_record(o.request, plans));
   bool sweep = false;
-  for (const Plan& plan : plans) {
+  for (const StreamPlan& plan : plans) {
     StreamRun result = run_stream(*plan.device, plan.options);
     for (const auto& r : result.results) report.add_result(r.to_json());
     sweep = sweep || plan.options.config.threads != plans.front().options.config.threads;
   }
   for (const auto& note : notes) report.add_note(note);
-  report.add_note(
-      "GB/s = 1e9 B/s; bytes counted STREAM-style (no write-allocate): copy 16, scale 16, add 24, "
-      "triad 24, dot 16 B per element");
+  report.add_note(kStreamBytesNote);
   emit(report, o.output, [&](std::ostream& out) {
     print_header(out, report);
     if (sweep)
@@ -263,34 +132,37 @@ void add_stream_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "stream",
       "STREAM memory bandwidth (Copy, Scale, Add, Triad, Dot) on the CPU, OpenCL and CUDA devices");
-  command->add_option("--device", o->device, "cpu, opencl:N, cuda:N or all (default cpu)");
-  command->add_option("--threads", o->threads,
+  command->add_option("--device", o->request.device, "cpu, opencl:N, cuda:N or all (default cpu)");
+  command->add_option("--threads", o->request.threads,
                       "CPU thread counts, e.g. 4, 1-8, 1,2,4,8; several give a sweep table "
                       "(default: one per core)");
-  command->add_option("--bind", o->bind, "CPU thread pinning: scatter (default), compact, none");
-  command->add_option("--variant", o->variant,
+  command->add_option("--bind", o->request.bind,
+                      "CPU thread pinning: scatter (default), compact, none");
+  command->add_option("--variant", o->request.variant,
                       "standard (plain loops, default), tuned (SIMD, non-temporal stores) or both");
   auto* elements = command->add_option(
-      "--elements", o->elements,
+      "--elements", o->request.elements,
       "Elements per array (K/M/G suffixes, powers of 1024); default: the STREAM minimum, 4x the "
       "last-level cache and at least 1M");
-  command->add_option("--size", o->size, "Bytes per array instead of --elements, e.g. 256MiB")
+  command
+      ->add_option("--size", o->request.size, "Bytes per array instead of --elements, e.g. 256MiB")
       ->excludes(elements);
-  command->add_option("--repeats", o->repeats,
+  command->add_option("--repeats", o->request.repeats,
                       "Repetitions; the first is dropped, the best of the rest reported (default "
                       "20)");
-  command->add_option("--kernels", o->kernels,
+  command->add_option("--kernels", o->request.kernels,
                       "Comma-separated kernels (default copy,scale,add,triad,dot)");
-  command->add_option("--scalar", o->scalar, "STREAM's scalar (default 3)");
-  command->add_flag("--allow-small", o->allow_small,
+  command->add_option("--scalar", o->request.scalar, "STREAM's scalar (default 3)");
+  command->add_flag("--allow-small", o->request.allow_small,
                     "Run arrays smaller than the STREAM size rule (the result notes say so)");
-  auto* numa = command->add_option("--numa", o->numa, "Bind the CPU arrays to this NUMA node")
-                   ->check(CLI::NonNegativeNumber);
+  auto* numa =
+      command->add_option("--numa", o->request.numa, "Bind the CPU arrays to this NUMA node")
+          ->check(CLI::NonNegativeNumber);
   command
-      ->add_option("--tier", o->tier,
+      ->add_option("--tier", o->request.tier,
                    "hbm or ddr: put the CPU arrays in that memory tier (machines with both)")
       ->excludes(numa);
-  command->add_flag("--no-huge-pages", o->no_huge_pages,
+  command->add_flag("--no-huge-pages", o->request.no_huge_pages,
                     "4 KiB pages instead of 2 MiB-aligned arrays with transparent huge pages");
   add_output_options(*command, o->output);
   command->footer(
@@ -311,9 +183,10 @@ void add_stream_command(CLI::App& app) {
   command->callback([o, pipeline, command] {
     if (pipeline->mover.empty()) return run(*o);
     run_stream_pipeline(
-        *pipeline, {o->threads, o->bind, o->variant, o->elements, o->size, o->kernels, o->repeats,
-                    command->count("--repeats") > 0, command->count("--kernels") > 0,
-                    command->count("--variant") > 0, o->output});
+        *pipeline,
+        {o->request.threads, o->request.bind, o->request.variant, o->request.elements,
+         o->request.size, o->request.kernels, o->request.repeats, command->count("--repeats") > 0,
+         command->count("--kernels") > 0, command->count("--variant") > 0, o->output});
   });
 }
 

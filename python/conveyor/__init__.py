@@ -1,0 +1,51 @@
+"""Conveyor from Python: its measurements as records and data frames, and its task runtime on NumPy
+arrays (docs/python.md).
+
+    import conveyor
+    conveyor.devices().records                  # what `conveyor devices --json` lists
+    result = conveyor.stream(threads="1-2")     # the CLI's options as keyword arguments
+    result.to_pandas(); result.plot("stream.png")
+
+    with conveyor.Runtime(cpus=2) as rt:
+        a = rt.register(numpy_array)            # no copy: tasks see the array's own memory
+        rt.submit(lambda x: x.__imul__(2), [(a, "rw")])
+        rt.wait()                               # a task's exception is raised here
+"""
+
+from __future__ import annotations
+
+import pkgutil
+
+# In a build tree the compiled module is not beside these files but in build/<preset>/python/conveyor
+# (PYTHONPATH=build/<preset>/python:python): extend the package over every `conveyor` folder on the
+# path. An installed wheel has both in one folder, and this changes nothing.
+__path__ = pkgutil.extend_path(__path__, __name__)
+
+try:
+    from . import _core
+except ImportError as e:  # pragma: no cover - depends on the build
+    raise ImportError(
+        f"conveyor._core, the compiled part of the conveyor package, cannot be imported ({e}). "
+        "Install the package with `pip install .` from the repository, or build it with `make build` "
+        "(CONVEYOR_BUILD_PYTHON; needs nanobind, see scripts/setup-deps.sh) and put "
+        "build/release/python and python/ on PYTHONPATH (docs/python.md)"
+    ) from e
+
+from ._core import Data, DeviceError, Error, Runtime, UsageError, ValidationError
+from .measure import Result, devices, stream
+from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
+
+__all__ = [
+    "Data", "DeviceError", "Error", "Result", "Runtime", "UsageError", "ValidationError",
+    "build", "devices", "plot", "stream",
+]
+
+
+def build() -> dict:
+    """The build this module was compiled from: version, compiler, backends, libraries."""
+    import json
+
+    return json.loads(_core.build_json())
+
+
+__version__ = build().get("version", "")
