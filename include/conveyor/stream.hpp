@@ -161,6 +161,9 @@ std::vector<std::string> check_stream_options(const Device& device, const Stream
 ///     std::cout << conveyor::traits(r.kernel).name << " " << r.best_gbs << " GB/s\n";
 StreamRun run_stream(Device& device, const StreamOptions& options);
 
+/// "copy,triad": comma-separated kernel names (parse_stream_kernel); UsageError for an empty one.
+std::vector<StreamKernel> parse_stream_kernels(const std::string& text);
+
 /// A stream run as `conveyor stream` and `conveyor.stream()` take it: the options as the user
 /// writes them (sizes and lists as text), before they are checked. Messages name the CLI's options.
 struct StreamRequest {

@@ -14,19 +14,6 @@ namespace {
 
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 60;
 
-std::vector<StreamKernel> parse_kernels(const std::string& text) {
-  std::vector<StreamKernel> kernels;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string name = text.substr(start, comma - start);
-    if (name.empty()) throw UsageError(fmt::format("--kernels: empty name in '{}'", text));
-    kernels.push_back(parse_stream_kernel(name));
-    start = comma + 1;
-  }
-  return kernels;
-}
-
 int hardware_threads() {
   int n = 0;
   for (const auto& core : host_topology().cores) n += static_cast<int>(core.pus.size());
@@ -49,7 +36,7 @@ StreamOptions base_options(const StreamRequest& r) {
     base.config.elements = bytes / sizeof(double);
   }
   base.repeats = r.repeats;
-  base.kernels = parse_kernels(r.kernels);
+  base.kernels = parse_stream_kernels(r.kernels);
   base.scalar = r.scalar;
   base.allow_small = r.allow_small;
   base.config.binding = parse_thread_binding(r.bind);
@@ -60,6 +47,19 @@ StreamOptions base_options(const StreamRequest& r) {
 }
 
 }  // namespace
+
+std::vector<StreamKernel> parse_stream_kernels(const std::string& text) {
+  std::vector<StreamKernel> kernels;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw UsageError(fmt::format("--kernels: empty name in '{}'", text));
+    kernels.push_back(parse_stream_kernel(name));
+    start = comma + 1;
+  }
+  return kernels;
+}
 
 const char* const kStreamBytesNote =
     "GB/s = 1e9 B/s; bytes counted STREAM-style (no write-allocate): copy 16, scale 16, add 24, "

@@ -16,18 +16,6 @@ namespace {
 
 constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 40;
 
-std::vector<StreamKernel> kernels_from(const std::string& text) {
-  std::vector<StreamKernel> kernels;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string::npos) comma = text.size();
-    kernels.push_back(parse_stream_kernel(text.substr(start, comma - start)));
-    start = comma + 1;
-  }
-  return kernels;
-}
-
 // The device a row ran on: the CPU, or the device a device mover names ("opencl" = "opencl:0").
 std::string device_of(const std::string& pipeline) {
   if (pipeline == "opencl" || pipeline == "cuda") return pipeline + ":0";
@@ -161,7 +149,7 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
   if (!c.size.empty()) o.elements = parse_bytes(c.size, "--size", kMaxCount) / sizeof(double);
   if (o.elements == 0) throw UsageError("--elements: must be at least 1");
   if (!c.threads.empty()) o.threads = parse_list(c.threads, "--threads");
-  if (c.kernels_given) o.kernels = kernels_from(c.kernels);
+  if (c.kernels_given) o.kernels = parse_stream_kernels(c.kernels);
   if (!c.bind.empty()) o.binding = parse_thread_binding(c.bind);
   // Non-temporal stores are part of the seed's method: tuned unless asked otherwise.
   o.variant = c.variant_given ? parse_stream_variant(c.variant) : StreamVariant::Tuned;
