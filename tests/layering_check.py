@@ -48,7 +48,8 @@ def includes(path):
 
 
 def check_user_code(root, folder):
-    """tools/ and apps/: public headers, own files, generated headers (tools: and the apps)."""
+    """tools/, apps/, python/: public headers, own files, generated headers (tools and python: and
+    the apps)."""
     problems = []
     for f in sources(root / folder):
         for inc in includes(f):
@@ -56,7 +57,7 @@ def check_user_code(root, folder):
                 continue
             if (f.parent / inc).exists() or (root / folder / inc).exists():
                 continue
-            if folder == "tools" and (root / "apps" / inc).exists():
+            if folder in ("tools", "python") and (root / "apps" / inc).exists():
                 continue
             problems.append(f"{f.relative_to(root)}: includes \"{inc}\", which is not a public "
                             "header (include/conveyor) nor its own")

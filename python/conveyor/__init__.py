@@ -33,11 +33,12 @@ except ImportError as e:  # pragma: no cover - depends on the build
 
 from ._core import Data, DeviceError, Error, Runtime, UsageError, ValidationError
 from .measure import Result, devices, stream
+from . import linalg  # the apps' tile algorithms on NumPy matrices
 from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
 
 __all__ = [
     "Data", "DeviceError", "Error", "Result", "Runtime", "UsageError", "ValidationError",
-    "build", "devices", "plot", "stream",
+    "build", "devices", "linalg", "plot", "stream",
 ]
 
 

@@ -2,6 +2,9 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <string>
+#include <vector>
+
 namespace conveyor::python {
 
 /// conveyor.Error, UsageError, ValidationError, DeviceError and the translator from the C++ ones.
@@ -12,5 +15,10 @@ PyObject* error_type();
 void add_measurements(nanobind::module_& m);
 /// Runtime and Data: the task runtime over NumPy arrays.
 void add_runtime(nanobind::module_& m);
+/// RuntimeOptions::devices from Python's `devices=`: 'cpu', 'all', 'opencl:0,cuda:0' or a list of
+/// ids (the CPUs are workers, not devices: 'cpu' adds none).
+std::vector<std::string> device_list(nanobind::handle devices);
+/// cholesky_in_place(...): the apps' tile Cholesky on a NumPy matrix (conveyor.linalg).
+void add_linalg(nanobind::module_& m);
 
 }  // namespace conveyor::python

@@ -12,6 +12,7 @@ NB_MODULE(_core, m) {
   conveyor::python::add_errors(m);
   conveyor::python::add_measurements(m);
   conveyor::python::add_runtime(m);
+  conveyor::python::add_linalg(m);
   // The build the module was compiled from: version, compiler, backends (as `conveyor --version`).
   m.def("build_json", [] { return conveyor::build_record().dump(); });
 }

@@ -240,6 +240,8 @@ class PyRuntime {
   std::map<TaskId, nb::object> python_errors_;    ///< exceptions raised by callables, by task
 };
 
+}  // namespace
+
 std::vector<std::string> device_list(nb::handle devices) {
   std::vector<std::string> ids;
   auto add = [&](std::string text) {
@@ -260,8 +262,6 @@ std::vector<std::string> device_list(nb::handle devices) {
   }
   return ids;
 }
-
-}  // namespace
 
 void add_runtime(nb::module_& m) {
   nb::class_<PyData>(m, "Data", "An array registered with a Runtime (Runtime.register)")

@@ -1,0 +1,81 @@
+// conveyor.linalg.cholesky's compiled half: the tile Cholesky of apps/cholesky, with its built-in
+// codelets (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm), on a
+// runtime of its own over a Fortran-ordered NumPy matrix, in place.
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cholesky/block_size.hpp"
+#include "cholesky/cholesky.hpp"
+#include "cholesky/cpu_kernels.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
+#include "core.hpp"
+
+namespace nb = nanobind;
+
+namespace conveyor::python {
+namespace {
+
+using Matrix = nb::ndarray<nb::numpy, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
+namespace cholesky = apps::cholesky;
+
+template <typename T>
+void factorize_in_place(Matrix& a, int block, RuntimeOptions options) {
+  const int n = static_cast<int>(a.shape(0));
+  T* data = static_cast<T*>(a.data());
+  {
+    // The factorisation touches no Python object: other Python threads run meanwhile.
+    nb::gil_scoped_release release;
+    // One task per worker: a multithreaded BLAS inside each would oversubscribe the cores (the
+    // CLI does the same); every thread again afterwards, for the caller's other BLAS calls.
+    cholesky::use_single_threaded_blas();
+    struct AllThreadsAfter {
+      ~AllThreadsAfter() { cholesky::use_all_threads_blas(); }
+    } all_threads_after;
+    Runtime rt(std::move(options));
+    if (block <= 0) block = cholesky::default_block(n, static_cast<int>(rt.workers().size()));
+    cholesky::CholeskyCodelets codelets(std::is_same_v<T, float> ? cholesky::Precision::Single
+                                                                 : cholesky::Precision::Double);
+    cholesky::factorize<T>(rt, codelets, data, n, n, block);
+  }
+  // numpy.linalg.cholesky's form: L with zeros above the diagonal.
+  for (int j = 1; j < n; ++j)
+    for (int i = 0; i < j; ++i) data[static_cast<std::size_t>(j) * n + i] = 0;
+}
+
+void cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::string scheduler,
+                       std::vector<std::string> offload) {
+  if (a.shape(0) != a.shape(1))
+    throw UsageError("cholesky: the matrix must be square (got " + std::to_string(a.shape(0)) +
+                     " x " + std::to_string(a.shape(1)) + ")");
+  if (a.shape(0) == 0 || a.shape(0) > static_cast<std::size_t>(INT_MAX / 2))
+    throw UsageError("cholesky: n = " + std::to_string(a.shape(0)) + " is out of range");
+  RuntimeOptions options;
+  options.devices = device_list(devices);
+  options.cpus = cpus;
+  options.scheduler = std::move(scheduler);
+  options.offload = std::move(offload);
+  if (a.dtype() == nb::dtype<double>())
+    factorize_in_place<double>(a, block, std::move(options));
+  else if (a.dtype() == nb::dtype<float>())
+    factorize_in_place<float>(a, block, std::move(options));
+  else
+    throw UsageError("cholesky: the matrix must hold float64 or float32");
+}
+
+}  // namespace
+
+void add_linalg(nb::module_& m) {
+  m.def("cholesky_in_place", &cholesky_in_place, nb::arg("a"), nb::arg("block"), nb::arg("devices"),
+        nb::arg("cpus"), nb::arg("scheduler"), nb::arg("offload"),
+        "Factorises a Fortran-ordered float64/float32 matrix in place into L (zeros above)");
+}
+
+}  // namespace conveyor::python
