@@ -5,6 +5,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <string>
@@ -70,9 +71,39 @@ void cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::s
     throw UsageError("cholesky: the matrix must hold float64 or float32");
 }
 
+using RowMajor = nb::ndarray<nb::numpy, nb::ndim<2>, nb::c_contig, nb::device::cpu, nb::ro>;
+
+// dst's lower triangle (column-major) = src's (row-major), by 64 x 64 tiles so that both sides
+// stay in cache: NumPy's own strided copy into Fortran order reads a whole cache line per element
+// (0.58 s of a 2.6 s factorisation at n = 8192 on 2 cores). dst's strict upper triangle is left.
+template <typename T>
+void copy_lower(const T* src, T* dst, std::size_t n) {
+  constexpr std::size_t kTile = 64;
+  for (std::size_t j0 = 0; j0 < n; j0 += kTile)
+    for (std::size_t i0 = j0; i0 < n; i0 += kTile)
+      for (std::size_t j = j0; j < std::min(j0 + kTile, n); ++j)
+        for (std::size_t i = std::max(i0, j); i < std::min(i0 + kTile, n); ++i)
+          dst[j * n + i] = src[i * n + j];
+}
+
+void copy_lower_to_fortran(RowMajor src, Matrix dst) {
+  const std::size_t n = src.shape(0);
+  if (src.shape(1) != n || dst.shape(0) != n || dst.shape(1) != n || src.dtype() != dst.dtype())
+    throw UsageError("copy_lower_to_fortran: two n x n matrices of one dtype");
+  nb::gil_scoped_release release;
+  if (src.dtype() == nb::dtype<double>())
+    copy_lower(static_cast<const double*>(src.data()), static_cast<double*>(dst.data()), n);
+  else if (src.dtype() == nb::dtype<float>())
+    copy_lower(static_cast<const float*>(src.data()), static_cast<float*>(dst.data()), n);
+  else
+    throw UsageError("copy_lower_to_fortran: float64 or float32");
+}
+
 }  // namespace
 
 void add_linalg(nb::module_& m) {
+  m.def("copy_lower_to_fortran", &copy_lower_to_fortran, nb::arg("src"), nb::arg("dst"),
+        "Copies the lower triangle of a C-ordered matrix into a Fortran-ordered one");
   m.def("cholesky_in_place", &cholesky_in_place, nb::arg("a"), nb::arg("block"), nb::arg("devices"),
         nb::arg("cpus"), nb::arg("scheduler"), nb::arg("offload"),
         "Factorises a Fortran-ordered float64/float32 matrix in place into L (zeros above)");

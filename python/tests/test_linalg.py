@@ -48,3 +48,12 @@ def test_bad_shapes_raise_usage_errors():
         conveyor.linalg.cholesky(np.zeros((3, 4)))
     with pytest.raises(conveyor.UsageError, match="2-D"):
         conveyor.linalg.cholesky(np.zeros(4))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_only_the_lower_triangle_is_read(order):
+    a = spd(200)
+    garbage = np.array(a, order=order)
+    garbage[np.triu_indices(200, 1)] = np.nan
+    np.testing.assert_allclose(conveyor.linalg.cholesky(garbage, block=64, cpus=2),
+                               np.linalg.cholesky(a), rtol=1e-10, atol=1e-10)
