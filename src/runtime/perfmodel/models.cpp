@@ -199,6 +199,10 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
     throw UsageError(fmt::format("performance models {} have schema {}, this conveyor reads {}; {}",
                                  origin, schema, kModelsSchema, kRemeasure));
   PerfModels m;
+  auto malformed = [&](std::string_view why) {
+    return UsageError(
+        fmt::format("performance models {} are malformed ({}); {}", origin, why, kRemeasure));
+  };
   try {
     m.date = doc.value("date", "");
     const json& machine = doc.at("machine");
@@ -224,14 +228,11 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
       m.links_[id] = {l.at("latency_us").get<double>(), l.at("bw_gbs").get<double>(),
                       l.at("source").get<std::string>()};
   } catch (const json::exception& e) {
-    throw UsageError(
-        fmt::format("performance models {} are malformed ({}); {}", origin, e.what(), kRemeasure));
+    throw malformed(e.what());
   } catch (const UsageError& e) {  // count()
-    throw UsageError(
-        fmt::format("performance models {} are malformed ({}); {}", origin, e.what(), kRemeasure));
-  } catch (const std::logic_error& e) {  // stoul
-    throw UsageError(
-        fmt::format("performance models {} are malformed (bad footprint); {}", origin, kRemeasure));
+    throw malformed(e.what());
+  } catch (const std::logic_error&) {  // stoul
+    throw malformed("bad footprint");
   }
   return m;
 }

@@ -1,9 +1,9 @@
 #pragma once
 // Small integer codelets with an implementation for every device kind the runtime tests run on:
 // CPU, CUDA (kernels in cuda_test_kernels.cu on a real GPU; the emulated device runs the host code
-// on host pointers), and OpenCL (kernels built from source by the driver). The runtime tests' binary is also built
-// without OpenCL (the sanitizer presets), so the two OpenCL calls are looked up in the process,
-// where the OpenCL backend has loaded them whenever an OpenCL device exists.
+// on host pointers), and OpenCL (kernels built from source by the driver). The runtime tests'
+// binary is also built without OpenCL (the sanitizer presets), so the two OpenCL calls are looked
+// up in the process, where the OpenCL backend has loaded them whenever an OpenCL device exists.
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300  // as the library is built; the sanitizer builds lack it
 #endif
