@@ -5,6 +5,7 @@
  *
  *   example_c_cholesky                          CPUs only (gemm's host implementation)
  *   example_c_cholesky --device opencl:0        gemm offloaded; 32 x 32 tiles give 1425 vs 19840
+ *   example_c_cholesky --device cuda:0          the same on a CUDA GPU (c_cholesky_gemm.cu)
  *   example_c_cholesky --tiles 8 --block 64 --device opencl:0 --coherence coherent
  *
  * The matrix is stored tile by tile (each tile a contiguous, column-major block x block array),
@@ -108,6 +109,11 @@ static const char* kGemmSource =
     "  c[i + j * b] -= s;\n"
     "}\n";
 
+#ifdef CONVEYOR_EXAMPLE_CUDA
+/* c_cholesky_gemm.cu: the same gemm as a CUDA kernel, launched on the stream Conveyor gives. */
+int c_cholesky_gemm_cuda(void* stream, void* const* args, int nargs);
+#endif
+
 /* ---- the seed's program 2 ---- */
 
 static int check(conveyor_status status, const char* what) {
@@ -184,6 +190,9 @@ static int factorize(Matrix* m, const char* device, const char* coherence, Run* 
   desc.name = "gemm";
   desc.opencl_source = kGemmSource;
   desc.host = gemm_host;
+#ifdef CONVEYOR_EXAMPLE_CUDA
+  desc.cuda_launch = c_cholesky_gemm_cuda;
+#endif
   desc.work_dim = 2;
   desc.global_size[0] = desc.global_size[1] = (size_t)m->block;
   int failed = 0;

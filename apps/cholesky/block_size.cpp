@@ -5,12 +5,12 @@
 
 namespace conveyor::apps::cholesky {
 
-int default_block(int n, int workers) {
+int default_block(int n, int workers, int max_block) {
   const int p = std::max(workers, 1);
   // Tiles per side: enough for p workers to the end (4 sqrt(p), see the header), and enough that
-  // no tile is larger than kMaxDefaultBlock.
+  // no tile is larger than max_block.
   const int for_workers = static_cast<int>(std::ceil(4.0 * std::sqrt(static_cast<double>(p))));
-  const int for_size = (n + kMaxDefaultBlock - 1) / kMaxDefaultBlock;
+  const int for_size = (n + max_block - 1) / max_block;
   const int tiles = std::max(for_workers, for_size);
   // The tile that splits n into that many, rounded down to the granule so that there are at
   // least that many (the last, ragged tile takes the rest), and never below the granule.

@@ -220,7 +220,8 @@ void validate(const RunConfig& c) {
 int block_for(const RunConfig& c) {
   if (c.block > 0) return c.block;
   int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
-  return default_block(c.n, cpus + static_cast<int>(c.runtime.devices.size()));
+  return default_block(c.n, cpus + static_cast<int>(c.runtime.devices.size()),
+                       cpus == 0 ? kMaxDeviceBlock : kMaxDefaultBlock);
 }
 
 RunResult run_cholesky(const RunConfig& config) {

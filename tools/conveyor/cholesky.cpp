@@ -466,7 +466,7 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
   if (!o.block_given)
     report.add_note(fmt::format(
         "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
-        "most 1024; --block sets it)",
+        "most 1024, or 2048 without CPU workers; --block sets it)",
         report.results().front()["block"].get<int>(), o.n,
         report.results().front()["cpu_workers"].get<int>() +
             static_cast<int>(configs.front().runtime.devices.size())));

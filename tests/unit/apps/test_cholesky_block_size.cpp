@@ -15,6 +15,13 @@ TEST(CholeskyDefaultBlock, TheDocumentedCases) {
   EXPECT_EQ(default_block(32768, 16), 1024);
 }
 
+TEST(CholeskyDefaultBlock, DevicesAloneTakeLargerTiles) {
+  EXPECT_EQ(default_block(4096, 1, kMaxDeviceBlock), 1024);  // 4 tiles per side for the one GPU
+  EXPECT_EQ(default_block(8192, 1, kMaxDeviceBlock), 2048);
+  EXPECT_EQ(default_block(32768, 1, kMaxDeviceBlock), 2048);
+  EXPECT_EQ(default_block(32768, 2, kMaxDeviceBlock), 2048);  // two GPUs: 16 tiles per side
+}
+
 TEST(CholeskyDefaultBlock, EnoughTilesForTheWorkersAndNeverAboveTheCap) {
   for (int n : {256, 1000, 4096, 8192, 20000, 65536})
     for (int p : {1, 2, 4, 8, 16, 32, 64, 128}) {
@@ -29,7 +36,7 @@ TEST(CholeskyDefaultBlock, EnoughTilesForTheWorkersAndNeverAboveTheCap) {
 }
 
 TEST(CholeskyDefaultBlock, SmallMatricesAndNoWorkers) {
-  EXPECT_EQ(default_block(10, 2), kBlockGranule);  // one tile, larger than the matrix
+  EXPECT_EQ(default_block(10, 2), kBlockGranule);       // one tile, larger than the matrix
   EXPECT_EQ(default_block(4096, 1024), kBlockGranule);  // 128 tiles wanted, the granule caps it
   EXPECT_EQ(default_block(64, 1), kBlockGranule);
   EXPECT_EQ(default_block(8192, 0), default_block(8192, 1));
