@@ -158,3 +158,142 @@ def test_closed_runtime_refuses_work():
     assert rt.closed and (data.array == 5).all()
     with pytest.raises(conveyor.UsageError, match="closed"):
         rt.wait()
+
+
+# ---- built-in codelets, mixed graphs, host access ------------------------------------------------
+
+def spd(n, seed=0):
+    m = np.random.default_rng(seed).standard_normal((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+def tiled_cholesky(rt, f, b):
+    """The apps' tile Cholesky submitted task by task from Python on views of f (Fortran order)."""
+    t = f.shape[0] // b
+    tile = {(i, j): rt.register(f[i * b:(i + 1) * b, j * b:(j + 1) * b], f"A{i}{j}")
+            for j in range(t) for i in range(j, t)}
+    for k in range(t):
+        rt.submit("potrf", [tile[k, k]])
+        for i in range(k + 1, t):
+            rt.submit("trsm", [(tile[k, k], "r"), (tile[i, k], "rw")])  # modes may be given
+        for i in range(k + 1, t):
+            for j in range(k + 1, i):
+                rt.submit("gemm", [tile[i, k], tile[j, k], tile[i, j]])
+            rt.submit("syrk", [tile[i, k], tile[i, i]])
+    return tile
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float32, 1e-4)])
+def test_builtin_codelets_factorise_as_numpy(rt, dtype, tol):
+    a = spd(256).astype(dtype)
+    f = np.asfortranarray(a)
+    tiled_cholesky(rt, f, 64)
+    rt.wait()
+    expected = np.linalg.cholesky(a.astype(np.float64))
+    assert np.abs(np.tril(f) - expected).max() / np.abs(expected).max() < tol
+
+
+def test_a_callable_and_builtin_codelets_in_one_graph(rt):
+    rng = np.random.default_rng(3)
+    x, y = np.asfortranarray(rng.standard_normal((32, 16))), np.asfortranarray(rng.standard_normal((24, 16)))
+    c = np.asfortranarray(np.zeros((32, 24)))
+    seen = {}
+    X, Y, C = rt.register(x), rt.register(y), rt.register(c)
+
+    def fill(c):  # a Python task writes C ...
+        c[...] = 1.0
+
+    def read(c):  # ... gemm updates it on a worker ...
+        seen["c"] = c.copy()  # ... and another Python task reads the result
+
+    rt.submit(fill, [(C, "w")])
+    rt.submit("gemm", [X, Y, C])  # C -= X Y^T
+    rt.submit(read, [(C, "r")])
+    rt.wait()
+    np.testing.assert_allclose(seen["c"], 1.0 - x @ y.T)
+    np.testing.assert_allclose(c, 1.0 - x @ y.T)
+
+
+def test_builtin_codelets_refuse_what_their_kernels_cannot_take(rt):
+    f = np.asfortranarray(np.eye(8))
+    F = rt.register(f)
+    G = rt.register(np.asfortranarray(np.ones((8, 4))))
+    H = rt.register(np.asfortranarray(np.eye(8)))
+    C = rt.register(np.eye(8))  # C order: the kernels would see its transpose
+    I = rt.register(np.asfortranarray(np.eye(8, dtype=np.int64)))
+    S = rt.register(np.asfortranarray(np.eye(8, dtype=np.float32)))
+    cases = [
+        (("lu", [F]), "no built-in codelet 'lu'"),
+        (("potrf", [F, F]), "takes 1 tiles, got 2"),
+        (("potrf", [G]), "takes A square"),
+        (("gemm", [G, F, H]), "A_ij m x n"),
+        (("potrf", [C]), "not a column-major matrix"),
+        (("potrf", [I]), "float64 or float32"),
+        (("syrk", [S, F]), "share one dtype"),
+        (("potrf", [(F, "r")]), "has the mode 'readwrite'"),
+        ((lambda a: None, [F]), "need their mode"),
+        ((42, [F]), "Python callable or the name of a built-in codelet"),
+    ]
+    for (fn, accesses), message in cases:
+        with pytest.raises(conveyor.UsageError, match=message):
+            rt.submit(fn, accesses)
+    rt.wait()
+    np.testing.assert_array_equal(f, np.eye(8))  # nothing ran
+
+
+def test_builtin_failure_raises_with_the_kernels_message(rt):
+    F = rt.register(np.asfortranarray(-np.eye(8)))
+    rt.submit("potrf", [F])
+    with pytest.raises(conveyor.Error, match="not positive definite"):
+        rt.wait()
+
+
+def test_acquire_sees_the_tasks_before_it_and_holds_later_writers(rt):
+    a = np.zeros(1000)
+    A = rt.register(a)
+    started = threading.Event()
+
+    def slow_write(x):
+        started.set()
+        time.sleep(0.05)
+        x += 1
+
+    rt.submit(slow_write, [(A, "rw")])
+    with A.acquire("r") as view:
+        assert view[0] == 1.0 and np.shares_memory(view, a)  # the write before it is there
+        rt.submit(lambda x: x.__iadd__(1), [(A, "rw")])
+        time.sleep(0.05)
+        assert a[0] == 1.0  # the later writer waits while the access is held
+    rt.wait()
+    assert a[0] == 2.0
+    held = A.acquire()
+    held.release()
+    held.release()  # twice is harmless
+    assert held.released and held.array is None
+
+
+def test_close_releases_open_accesses():
+    with conveyor.Runtime(cpus=1, pin=False) as rt:
+        A = rt.register(np.zeros(8))
+        held = A.acquire("rw")
+    assert held.released
+    with pytest.raises(conveyor.UsageError, match="not registered"):
+        A.acquire()
+
+
+def test_an_object_with_only_dlpack_registers_without_a_copy(rt):
+    class OnlyDlpack:  # no buffer protocol, no __array_interface__: DLPack alone
+        def __init__(self, array):
+            self._array = array
+
+        def __dlpack__(self, **kwargs):
+            return self._array.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self._array.__dlpack_device__()
+
+    a = np.arange(16.0)
+    data = rt.register(OnlyDlpack(a))
+    rt.submit(lambda x: x.__imul__(2), [(data, "rw")])
+    rt.wait()
+    np.testing.assert_array_equal(a, np.arange(16.0) * 2)
