@@ -203,4 +203,45 @@ struct PipelineSweep {
 };
 PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& options);
 
+/// `conveyor stream --pipeline` as the CLI and conveyor.pipeline() take it: the options as the
+/// user writes them, before they are checked. Messages name the CLI's options. Empty text (or an
+/// unset optional) keeps the pipeline's default, which differs from plain stream's.
+struct PipelineRequest {
+  std::string mover;  ///< --pipeline: thread, prefetch, dsa, opencl[:N], cuda[:N]
+  int depth = 4;
+  std::string block = "1MiB";
+  std::string strategy = "auto";
+  int copy_threads = 1;
+  long fail_copy = 0;  ///< inject a copy failure (tests)
+  bool no_overlap = false;
+  bool calibrate = false;
+  std::string calibration;             ///< strategy auto: the probe's file; empty: the default path
+  std::string threads;                 ///< a list ("1-8", "1,2"); empty: 1
+  std::string bind;                    ///< empty: scatter
+  std::optional<std::string> variant;  ///< unset: tuned (non-temporal stores, the seed's method)
+  std::string elements, size;          ///< one of them; both empty: 32M elements
+  std::optional<std::string> kernels;  ///< unset: scale,triad,dot
+  std::optional<int> repeats;          ///< unset: 10
+};
+
+/// A checked request: the sweep's options (with the staging model strategy auto predicts from)
+/// and the notes on where that model came from.
+struct PipelinePlan {
+  PipelineSweepOptions options;
+  std::vector<std::string> notes;
+};
+/// Throws UsageError naming the bad option (also for a named calibration file that cannot be read).
+PipelinePlan plan_pipeline(const PipelineRequest& request);
+
+/// The "options" record of a staged-stream result document (`--json-out`).
+nlohmann::json pipeline_options_record(const PipelineRequest& request,
+                                       const PipelineSweepOptions& options);
+/// One result row: the fields of a stream row plus pipeline, strategy, speedup, block_bytes,
+/// queue_depth, and the overlap and strategy-auto figures where they were measured.
+nlohmann::json pipeline_row(const PipelineRow& row, const PipelineSweepOptions& options);
+/// The document's notes: the plan's, the sweep's, then how speedup and overlap are counted.
+std::vector<std::string> pipeline_notes(const PipelinePlan& plan, const PipelineSweep& sweep);
+/// Throws ValidationError when a pipelined result differs from the plain kernel.
+void check_pipeline_rows(const PipelineSweep& sweep);
+
 }  // namespace conveyor

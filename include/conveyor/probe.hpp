@@ -11,8 +11,10 @@
 ///   for (const auto& m : results.models) std::cout << m.device << " Td " << m.td_us << " us\n";
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -207,5 +209,47 @@ struct ProbeResults {
 /// for bad options and conveyor::Error when a device fails.
 ProbeResults run_probe(const std::vector<std::shared_ptr<Device>>& devices,
                        const ProbeOptions& options);
+
+/// A probe as `conveyor probe` and `conveyor.probe()` take it: the options as the user writes them
+/// (sizes and device lists as text), before they are checked. Messages name the CLI's options.
+struct ProbeRequest {
+  std::string device = "all";  ///< cpu, opencl:N, cuda:N, a comma-separated list, or all
+  int repeats = 5;
+  bool quick = false;
+  std::string max_size = "256MiB";
+  bool apps = true;
+  bool staging = true;
+  std::string calibration;      ///< the file to write; empty: default_calibration_path()
+  bool no_calibration = false;  ///< write no calibration file
+};
+
+/// A checked request: the devices in order, the options of run_probe, and where the calibration
+/// goes (empty: nowhere).
+struct ProbePlan {
+  std::vector<std::shared_ptr<Device>> devices;
+  ProbeOptions options;
+  std::filesystem::path calibration;
+};
+
+/// Parses and checks a request, and checks that the calibration file can be written (before the
+/// sweeps, not after). Throws UsageError naming the bad option, conveyor::Error when the
+/// calibration cannot be written.
+ProbePlan plan_probe(const ProbeRequest& request);
+
+/// The "options" record of a probe result document (`--json-out`).
+nlohmann::json probe_options_record(const ProbeRequest& request, const ProbePlan& plan);
+
+/// The result rows of a probe document, each with a "kind": bandwidth, dispatch, attach, model,
+/// app, crossover, then plain_stream, near_read and mover when the staging inputs were measured.
+nlohmann::json probe_rows(const ProbeResults& results);
+
+/// Throws ValidationError when an application result on a device did not match the CPU's (the
+/// notes say which; no calibration is written then).
+void check_probe_results(const ProbeResults& results);
+
+/// Writes the calibration of these results to plan.calibration, keeping what an earlier file of
+/// this machine holds for devices (and staging) not measured this time. Returns the path written,
+/// or an empty path when the plan writes none or a device's result was wrong.
+std::filesystem::path save_probe_calibration(const ProbePlan& plan, const ProbeResults& results);
 
 }  // namespace conveyor

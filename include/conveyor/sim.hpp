@@ -13,6 +13,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conveyor/error.hpp"
@@ -129,5 +130,65 @@ std::string resolve_program(const std::string& name_or_path, const std::string& 
 
 /// The result as one JSON object (config not included).
 nlohmann::json to_json(const SimResult& result, bool per_node);
+
+/// The machine as `conveyor sim` and conveyor.sim take it: a JSON config file (keys as to_json
+/// writes them) and the CLI's flags over it. A flag at its "unset" value (0, -1, -2 for
+/// barrier_latency, empty text) keeps the file's or the default value.
+struct MachineRequest {
+  std::string config_file;
+  std::string mesh;  ///< "WxH"
+  int nodes = 0;     ///< a square mesh
+  int entries = -1;
+  bool watch_get = false;
+  bool split_requests = false;
+  int flit_bytes = 0, packet_bytes = 0, router_buffer = 0, dma_queue = 0, dma_setup = -1;
+  int barrier_latency = -2, mem_latency = -1, mem_bandwidth = 0;
+  std::string local_memory, main_memory;  ///< sizes with suffixes ("512K")
+  uint64_t max_cycles = 0;
+  std::string programs;  ///< folder of built programs (programs_dir)
+};
+/// The machine a request describes, validated. Throws UsageError naming the bad option.
+SimConfig build_config(const MachineRequest& request);
+/// {side, side} for a square node count; throws UsageError otherwise.
+std::pair<int, int> square_mesh(int nodes);
+/// Host threads a sweep runs on by default: one per hardware thread.
+int default_sweep_threads();
+
+/// One simulation of a sweep: a benchmark on one machine, and its result once run.
+struct SimJob {
+  std::string benchmark;
+  SimConfig config;
+  std::string variant;  ///< a label (sim extensions), empty in a sweep
+  SimResult result;
+};
+/// Runs the jobs on `threads` host threads, programs resolved in `programs` (resolve_program); the
+/// first failure, a run that fails its check included, is rethrown after all stop.
+void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& programs);
+
+/// `conveyor sim sweep` as the CLI and conveyor.sim.sweep() take it: benchmarks x node counts x
+/// store-buffer sizes, each against the 0-entry run (the seed's figures 4 and 5).
+struct SweepRequest {
+  std::vector<std::string> benchmarks;  ///< empty: benchmark_names()
+  std::string nodes = "16,64";          ///< square node counts, a list ("16,64")
+  std::string entries = "0,8,16,32";    ///< store-buffer sizes; 0 is added when missing
+  int threads = 0;                      ///< 0: default_sweep_threads()
+  MachineRequest machine;               ///< mesh, nodes, entries and the extensions are not used
+};
+/// A checked sweep: its jobs (results filled by run_sweep) and what the document records.
+struct SweepPlan {
+  SimConfig base;
+  std::vector<int> nodes, entries;
+  int threads = 1;
+  std::string programs;
+  std::vector<SimJob> jobs;
+};
+/// Throws UsageError naming the bad option.
+SweepPlan plan_sweep(const SweepRequest& request);
+/// Runs every job of the plan (run_jobs).
+void run_sweep(SweepPlan& plan);
+/// The "options" record, result rows and notes of a sweep document (`--json-out`), after run_sweep.
+nlohmann::json sweep_options_record(const SweepPlan& plan);
+nlohmann::json sweep_rows(const SweepPlan& plan);
+std::vector<std::string> sweep_notes(const SweepPlan& plan);
 
 }  // namespace conveyor::sim

@@ -32,13 +32,15 @@ except ImportError as e:  # pragma: no cover - depends on the build
     ) from e
 
 from ._core import Data, DeviceError, Error, Runtime, UsageError, ValidationError
-from .measure import Result, devices, stream
+from .measure import Result, calibration, devices, pipeline, probe, stream
 from . import linalg  # the apps' tile algorithms on NumPy matrices
 from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
+from . import sim  # the manycore simulator: conveyor.sim.sweep
 
 __all__ = [
     "Data", "DeviceError", "Error", "Result", "Runtime", "UsageError", "ValidationError",
     "build", "devices", "linalg", "plot", "stream",
+    "calibration", "pipeline", "probe", "sim",
 ]
 
 

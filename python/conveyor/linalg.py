@@ -35,10 +35,12 @@ def cholesky(a, *, block: int = 0, devices: Union[str, Sequence[str]] = "cpu", c
     # The runtime factorises column-major tiles in place: a Fortran-ordered copy, which is also
     # the result (the caller's array is left as it was, as NumPy does). Of a C-ordered matrix only
     # the lower triangle is copied, by tiles (NumPy's strided copy is several times slower).
-    if a.dtype == dtype and a.flags.c_contiguous and not a.flags.f_contiguous:
+    lower_only = a.dtype == dtype and a.flags.c_contiguous and not a.flags.f_contiguous
+    if lower_only:
         work = np.zeros(a.shape, dtype=dtype, order="F")  # fresh pages: zero at no extra cost
         _core.copy_lower_to_fortran(a, work)
     else:
         work = np.array(a, dtype=dtype, order="F", copy=True)
-    _core.cholesky_in_place(work, block, devices, cpus, scheduler, list(offload or []))
+    _core.cholesky_in_place(work, block, devices, cpus, scheduler, list(offload or []),
+                            zero_upper=not lower_only)
     return work

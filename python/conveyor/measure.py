@@ -122,3 +122,72 @@ def stream(*, device: str = "cpu", threads=None, bind: str = "scatter", variant:
         elements=_size_text(elements, "elements"), size=_size_text(size, "size"), repeats=repeats,
         kernels=kernels, scalar=scalar, allow_small=allow_small,
         numa=-1 if numa is None else numa, tier=tier or "", no_huge_pages=no_huge_pages))
+
+
+def _path_text(value, what: str) -> str:
+    """A file option: "" (the CLI's default) for None, else the path as text."""
+    if value is None:
+        return ""
+    if isinstance(value, (str, os.PathLike)):
+        return os.fspath(value)
+    raise TypeError(f"{what}: expected a path (str or os.PathLike) or None")
+
+
+def probe(device="all", *, repeats: int = 5, quick: bool = False, max_size="256MiB",
+          apps: bool = True, staging: bool = True, calibration=None) -> Result:
+    """`conveyor probe`: offload cost per device and memory model (seed 004), one record per
+    measurement with a `kind` (bandwidth, dispatch, attach, model, app, crossover, and with the CPU
+    and not quick: plain_stream, near_read, mover), as `conveyor probe --json-out` writes them.
+
+    device: "cpu", "opencl:0", "cuda:0", a list or comma-separated text of them, or "all".
+    max_size: an int or text with the CLI's suffixes ("1MiB"). The other options are the CLI's
+    (`conveyor probe --help`; apps=False is --no-apps, staging=False is --no-staging).
+    calibration: where the calibration file is written, as the CLI writes it: None (default) for
+    the CLI's default path ($XDG_CACHE_HOME/conveyor/calibration.json, else
+    ~/.cache/conveyor/calibration.json), a path for that file, False for none (--no-calibration).
+    `result.document["calibration"]` is the path written, or None.
+
+    Raises conveyor.UsageError (a ValueError) for what the CLI refuses, conveyor.ValidationError
+    when a device's application result does not match the CPU's (no calibration is written)."""
+    if not isinstance(device, str):
+        device = ",".join(device)
+    no_calibration = calibration is False
+    if calibration is True or no_calibration:
+        calibration = None
+    return _load(_core.probe_json(
+        device=device, repeats=repeats, quick=quick, max_size=_size_text(max_size, "max_size"),
+        apps=apps, staging=staging, calibration=_path_text(calibration, "calibration"),
+        no_calibration=no_calibration))
+
+
+def calibration(path=None) -> dict:
+    """The calibration file `conveyor probe` wrote (`conveyor probe --show-calibration --json`), as
+    a dict: schema, date, machine, entries (per device and memory model: td_us, tm_us, bw_gbs,
+    links, apps) and staging. path: None for the CLI's default path, else that file. Raises
+    conveyor.UsageError when it is missing, not a calibration, or measured on another machine."""
+    return json.loads(_core.calibration_json(_path_text(path, "path")))
+
+
+def pipeline(mover: str = "thread", *, threads=None, kernels=None, variant: str | None = None,
+             bind: str = "scatter", elements=None, size=None, repeats: int | None = None,
+             depth: int = 4, block="1MiB", strategy: str = "auto", calibrate: bool = False,
+             calibration=None, copy_threads: int = 1, no_overlap: bool = False) -> Result:
+    """`conveyor stream --pipeline MOVER`: staged streaming (seed 000), CPU-only against a mover
+    staging blocks into a per-thread ring, one record per thread count, kernel and pipeline
+    ("none" for CPU-only), with the fields of `conveyor stream --pipeline ... --json-out`.
+
+    mover: thread, prefetch, dsa, opencl[:N] or cuda[:N] (the value of --pipeline).
+    threads: an int, a list of ints or the CLI's text ("1-2"); default 1.
+    kernels: "scale,triad" or a list; default scale, triad, dot. variant: default tuned.
+    elements, size, block: ints, or text with the CLI's suffixes; default 32M elements, 1MiB blocks.
+    repeats: default 10. calibration: the probe's file strategy auto predicts from (None: the
+    CLI's default path). The other options are the CLI's (`conveyor stream --help`).
+    Raises conveyor.UsageError (a ValueError) for what the CLI refuses."""
+    if kernels is not None and not isinstance(kernels, str):
+        kernels = ",".join(kernels)
+    return _load(_core.pipeline_json(
+        mover=mover, depth=depth, block=_size_text(block, "block"), strategy=strategy,
+        copy_threads=copy_threads, no_overlap=no_overlap, calibrate=calibrate,
+        calibration=_path_text(calibration, "calibration"), threads=_list_text(threads, "threads"),
+        bind=bind, variant=variant, elements=_size_text(elements, "elements"),
+        size=_size_text(size, "size"), kernels=kernels, repeats=repeats))

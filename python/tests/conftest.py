@@ -21,3 +21,18 @@ def cli():
     if not path or not os.access(path, os.X_OK):
         pytest.skip("no conveyor executable (set CONVEYOR_CLI)")
     return path
+
+
+@pytest.fixture
+def cli_json(cli, tmp_path):
+    """Runs the CLI with these arguments and --json-out, and returns the document it wrote."""
+    import json
+    import subprocess
+
+    def run(*args):
+        out = tmp_path / "cli.json"
+        subprocess.run([cli, *map(str, args), "--json-out", str(out)], check=True,
+                       capture_output=True, timeout=120)
+        return json.loads(out.read_text())
+
+    return run

@@ -7,11 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 
@@ -27,14 +24,7 @@ namespace {
 using nlohmann::json;
 
 struct ProbeCliOptions {
-  std::string device = "all";
-  int repeats = 5;
-  bool quick = false;
-  std::string max_size = "256MiB";
-  bool apps = true;
-  bool staging = true;
-  std::string calibration;
-  bool no_calibration = false;
+  ProbeRequest request;
   bool show_calibration = false;
   OutputOptions output;
 };
@@ -45,37 +35,6 @@ std::string sig(double v) {
   if (a == 0) return "0";
   int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.1 ? 3 : 4;
   return fixed(v, decimals);
-}
-
-std::vector<std::shared_ptr<Device>> select_devices(const std::string& text) {
-  if (text == "all") return all_devices();
-  std::vector<std::shared_ptr<Device>> chosen;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    std::string id =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (id.empty()) throw UsageError(fmt::format("--device: empty name in '{}'", text));
-    auto device = find_device(id);
-    if (std::find(chosen.begin(), chosen.end(), device) == chosen.end()) chosen.push_back(device);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return chosen;
-}
-
-/// Fails early (exit 1) when the calibration cannot be written, rather than after the sweeps.
-void check_writable(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  std::filesystem::path probe_file = path;
-  probe_file += ".tmp";
-  std::ofstream out(probe_file, std::ios::app);
-  if (ec || !out)
-    throw Error(fmt::format("cannot write calibration {}: {}", path.string(),
-                            ec ? ec.message() : std::strerror(errno)));
-  out.close();
-  std::filesystem::remove(probe_file, ec);
 }
 
 std::string column(const json& row) {
@@ -193,76 +152,6 @@ void print_apps(std::ostream& out, const json& rows) {
   }
 }
 
-void add_rows(Report& report, const ProbeResults& results) {
-  for (const auto& b : results.bandwidth)
-    report.add_result({{"kind", "bandwidth"},
-                       {"device", b.device},
-                       {"model", to_string(b.model)},
-                       {"direction", b.direction},
-                       {"bytes", b.bytes},
-                       {"best_gbs", b.best_gbs},
-                       {"median_gbs", b.median_gbs},
-                       {"best_s", b.best_s}});
-  for (const auto& d : results.dispatch)
-    report.add_result({{"kind", "dispatch"},
-                       {"device", d.device},
-                       {"enqueue_us", d.enqueue_us},
-                       {"roundtrip_us", d.roundtrip_us}});
-  for (const auto& a : results.attach)
-    report.add_result({{"kind", "attach"},
-                       {"device", a.device},
-                       {"model", to_string(a.model)},
-                       {"bytes", a.bytes},
-                       {"time_us", a.time_us}});
-  for (const auto& m : results.models)
-    report.add_result({{"kind", "model"},
-                       {"device", m.device},
-                       {"model", to_string(m.model)},
-                       {"td_us", m.td_us},
-                       {"tm_us", m.tm_us},
-                       {"bw_gbs", m.bw_gbs},
-                       {"fit_intercept_us", m.fit.intercept_us},
-                       {"fit_slope_us_per_byte", m.fit.slope_us_per_byte},
-                       {"rms_residual_us", m.fit.rms_residual_us}});
-  for (const auto& a : results.apps) {
-    json row = {{"kind", "app"},
-                {"app", a.app},
-                {"device", a.device},
-                {"size", a.size},
-                {"size_unit", a.app == "matmul" ? "n" : "bytes"},
-                {"time_s", a.time_s},
-                {"median_s", a.median_s},
-                {"speedup_vs_cpu", a.speedup_vs_cpu ? json(*a.speedup_vs_cpu) : json(nullptr)},
-                {"valid", a.valid}};
-    if (a.rel_error) row["rel_error"] = *a.rel_error;
-    if (a.mismatches) row["mismatches"] = *a.mismatches;
-    report.add_result(row);
-  }
-  for (const auto& c : results.crossovers)
-    report.add_result({{"kind", "crossover"},
-                       {"app", c.app},
-                       {"device", c.device},
-                       {"size", c.size ? json(*c.size) : json(nullptr)}});
-  if (!results.staging) return;
-  const StagingCalibration& s = *results.staging;
-  for (const auto& p : s.plain)
-    report.add_result({{"kind", "plain_stream"},
-                       {"device", "cpu"},
-                       {"variant", s.variant},
-                       {"threads", p.threads},
-                       {"kernel", p.kernel},
-                       {"elements", s.elements},
-                       {"best_gbs", p.best_gbs}});
-  report.add_result({{"kind", "near_read"}, {"device", "cpu"}, {"best_gbs", s.near_read_gbs}});
-  for (const auto& m : s.movers)
-    report.add_result({{"kind", "mover"},
-                       {"device", "cpu"},
-                       {"mover", m.mover},
-                       {"copy_gbs", m.copy_gbs},
-                       {"block_overhead_us", m.block_overhead_us},
-                       {"uses_cpu", m.uses_cpu}});
-}
-
 // What --strategy auto of the staged pipeline predicts from: the plain kernels per thread count,
 // and the movers.
 void print_staging(std::ostream& out, const json& rows) {
@@ -300,9 +189,9 @@ void print_staging(std::ostream& out, const json& rows) {
 }
 
 void show_calibration(const ProbeCliOptions& options) {
-  std::filesystem::path path = options.calibration.empty()
+  std::filesystem::path path = options.request.calibration.empty()
                                    ? default_calibration_path()
-                                   : std::filesystem::path(options.calibration);
+                                   : std::filesystem::path(options.request.calibration);
   Calibration cal = Calibration::load(path);
   if (options.output.json) {
     std::cout << cal.to_json().dump(2) << '\n';
@@ -366,53 +255,20 @@ void show_calibration(const ProbeCliOptions& options) {
 
 void run(const ProbeCliOptions& options) {
   if (options.show_calibration) return show_calibration(options);
-  ProbeOptions probe;
-  probe.repeats = options.repeats;
-  probe.quick = options.quick;
-  probe.max_bytes = parse_bytes(options.max_size, "--max-size");
-  probe.apps = options.apps;
-  probe.staging = options.staging;
-  auto devices = select_devices(options.device);
-
-  std::filesystem::path calibration_path;
-  if (!options.no_calibration) {
-    calibration_path = options.calibration.empty() ? default_calibration_path()
-                                                   : std::filesystem::path(options.calibration);
-    check_writable(calibration_path);
-  }
+  ProbePlan plan = plan_probe(options.request);
   if (isatty(STDERR_FILENO))
-    probe.progress = [](std::string_view line) { std::cerr << "probe: " << line << '\n'; };
+    plan.options.progress = [](std::string_view line) { std::cerr << "probe: " << line << '\n'; };
 
-  ProbeResults results = run_probe(devices, probe);
+  ProbeResults results = run_probe(plan.devices, plan.options);
 
-  json device_ids = json::array();
-  for (const auto& d : devices) device_ids.push_back(d->info().id);
-  Report report("probe", {{"devices", options.device},
-                          {"device_ids", device_ids},
-                          {"repeats", options.repeats},
-                          {"quick", options.quick},
-                          {"max_bytes", probe.max_bytes},
-                          {"apps", options.apps},
-                          {"staging", options.staging}});
-  add_rows(report, results);
+  Report report("probe", probe_options_record(options.request, plan));
+  for (auto& row : probe_rows(results)) report.add_result(std::move(row));
   for (const auto& note : results.notes) report.add_note(note);
 
-  bool valid = std::all_of(results.apps.begin(), results.apps.end(),
-                           [](const AppPoint& a) { return a.valid; });
-  if (!calibration_path.empty() && valid) {
-    Calibration cal = make_calibration(results);
-    // Keep what an earlier run on this machine measured for devices not probed this time.
-    try {
-      Calibration old = Calibration::load(calibration_path, cal.machine);
-      for (auto& e : old.entries)
-        if (!cal.find(e.device, e.model)) cal.entries.push_back(std::move(e));
-      if (!cal.staging) cal.staging = std::move(old.staging);
-    } catch (const UsageError&) {
-      // No usable earlier file: this run's entries are the whole calibration.
-    }
-    cal.save(calibration_path);
-    report.section("calibration") = calibration_path.string();
-    report.add_note("calibration written to " + calibration_path.string());
+  std::filesystem::path written = save_probe_calibration(plan, results);
+  if (!written.empty()) {
+    report.section("calibration") = written.string();
+    report.add_note("calibration written to " + written.string());
   } else {
     report.section("calibration") = nullptr;
   }
@@ -423,10 +279,7 @@ void run(const ProbeCliOptions& options) {
     print_apps(out, rows);
     print_staging(out, rows);
   });
-  if (!valid)
-    throw ValidationError(
-        "a device's application result does not match the CPU's (see the notes); no calibration "
-        "written");
+  check_probe_results(results);
 }
 
 }  // namespace
@@ -438,31 +291,34 @@ void add_probe_command(CLI::App& app) {
       "Offload cost per device and memory model (seed 004): bandwidth vs size, dispatch Td, attach "
       "Tm, BW, the matmul/md5 crossover; writes the calibration file");
   command
-      ->add_option("--device", options->device,
+      ->add_option("--device", options->request.device,
                    "cpu, opencl:N, cuda:N, a comma-separated list, or all")
       ->capture_default_str();
-  command->add_option("--repeats", options->repeats, "Timed repetitions per point (best, median)")
+  command
+      ->add_option("--repeats", options->request.repeats,
+                   "Timed repetitions per point (best, median)")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
-  command->add_flag("--quick", options->quick,
+  command->add_flag("--quick", options->request.quick,
                     "Short sweeps: sizes to 1 MiB, matmul n <= 128, md5 <= 256 KiB, <= 3 repeats");
   command
-      ->add_option("--max-size", options->max_size,
+      ->add_option("--max-size", options->request.max_size,
                    "Largest transfer and task size (also bounded by each device)")
       ->capture_default_str()
       ->option_text("SIZE");
-  command->add_flag("--apps,!--no-apps", options->apps,
+  command->add_flag("--apps,!--no-apps", options->request.apps,
                     "Run (or skip) the application pair, matmul and md5 (default: run)");
   command
-      ->add_option("--calibration", options->calibration,
+      ->add_option("--calibration", options->request.calibration,
                    "Calibration file to write (or show) instead of the default "
                    "$XDG_CACHE_HOME/conveyor/calibration.json (~/.cache/...)")
       ->option_text("FILE");
-  command->add_flag("--staging,!--no-staging", options->staging,
+  command->add_flag("--staging,!--no-staging", options->request.staging,
                     "With the CPU, not --quick: measure what the staged pipeline's --strategy "
                     "auto predicts from: plain kernels per thread count, the movers (default: "
                     "measure; a few seconds)");
-  command->add_flag("--no-calibration", options->no_calibration, "Do not write a calibration file");
+  command->add_flag("--no-calibration", options->request.no_calibration,
+                    "Do not write a calibration file");
   command->add_flag("--show-calibration", options->show_calibration,
                     "Print the saved calibration (checked against this machine) and exit");
   add_output_options(*command, options->output);

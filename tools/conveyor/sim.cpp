@@ -7,13 +7,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
@@ -26,19 +23,7 @@ using sim::SimConfig;
 using sim::SimResult;
 
 /// Options shared by every sim subcommand: the machine, from a JSON file and/or flags.
-struct MachineOptions {
-  std::string config_file;
-  std::string mesh;
-  int nodes = 0;
-  int entries = -1;
-  bool watch_get = false;
-  bool split_requests = false;
-  int flit_bytes = 0, packet_bytes = 0, router_buffer = 0, dma_queue = 0, dma_setup = -1;
-  int barrier_latency = -2, mem_latency = -1, mem_bandwidth = 0;
-  std::string local_memory, main_memory;
-  uint64_t max_cycles = 0;
-  std::string programs;
-};
+using MachineOptions = sim::MachineRequest;
 
 void add_machine_options(CLI::App& cmd, MachineOptions& o, bool single) {
   cmd.add_option("--config", o.config_file,
@@ -83,56 +68,6 @@ void add_machine_options(CLI::App& cmd, MachineOptions& o, bool single) {
       ->option_text("DIR");
 }
 
-std::pair<int, int> square_mesh(int nodes) {
-  int side = static_cast<int>(std::lround(std::sqrt(nodes)));
-  if (side * side != nodes)
-    throw UsageError(fmt::format("sim: {} nodes is not a square mesh; use --mesh WxH", nodes));
-  return {side, side};
-}
-
-SimConfig build_config(const MachineOptions& o) {
-  SimConfig c;
-  if (!o.config_file.empty()) {
-    std::ifstream in(o.config_file);
-    if (!in) throw UsageError(fmt::format("sim: cannot read config '{}'", o.config_file));
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error&) {
-      throw UsageError(fmt::format("sim: config '{}' is not JSON", o.config_file));
-    }
-    c = sim::config_from_json(j, c);
-  }
-  if (!o.mesh.empty()) {
-    int w = 0, h = 0;
-    char x = 0, extra = 0;
-    std::istringstream in(o.mesh);
-    if (!(in >> w >> x >> h) || (x != 'x' && x != 'X') || (in >> extra))
-      throw UsageError(fmt::format("sim: --mesh '{}' is not WxH (e.g. 8x8)", o.mesh));
-    c.mesh_width = w;
-    c.mesh_height = h;
-  }
-  if (o.nodes) std::tie(c.mesh_width, c.mesh_height) = square_mesh(o.nodes);
-  if (o.entries >= 0) c.store_buffer_entries = o.entries;
-  if (o.watch_get) c.watch_get = true;
-  if (o.split_requests) c.split_requests = true;
-  if (o.flit_bytes) c.flit_bytes = o.flit_bytes;
-  if (o.packet_bytes) c.packet_payload_bytes = o.packet_bytes;
-  if (o.router_buffer) c.router_buffer_flits = o.router_buffer;
-  if (o.dma_queue) c.dma_queue_depth = o.dma_queue;
-  if (o.dma_setup >= 0) c.dma_setup_cycles = o.dma_setup;
-  if (o.barrier_latency != -2) c.barrier_latency_cycles = o.barrier_latency;
-  if (o.mem_latency >= 0) c.main_memory_latency_cycles = o.mem_latency;
-  if (o.mem_bandwidth) c.main_memory_bytes_per_cycle = o.mem_bandwidth;
-  if (!o.local_memory.empty())
-    c.local_memory_bytes = static_cast<uint32_t>(parse_bytes(o.local_memory, "--local-memory"));
-  if (!o.main_memory.empty())
-    c.main_memory_bytes = static_cast<uint32_t>(parse_bytes(o.main_memory, "--main-memory"));
-  if (o.max_cycles) c.max_cycles = o.max_cycles;
-  sim::validate(c);
-  return c;
-}
-
 std::string program_label(const std::string& program) {
   std::string name = program.substr(program.find_last_of('/') + 1);
   if (name.ends_with(".elf")) name.resize(name.size() - 4);
@@ -149,24 +84,6 @@ nlohmann::json result_row(const std::string& benchmark, const SimConfig& c, cons
   return row;
 }
 
-/// "0,8,16,32" -> {0, 8, 16, 32}; unlike parse_list, 0 is allowed (the baseline).
-std::vector<int> parse_counts(const std::string& text, const char* what) {
-  std::vector<int> values;
-  std::istringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    try {
-      size_t used = 0;
-      int v = std::stoi(item, &used);
-      if (used != item.size() || v < 0) throw std::invalid_argument(item);
-      values.push_back(v);
-    } catch (const std::exception&) {
-      throw UsageError(fmt::format("sim: {}: '{}' is not a count", what, item));
-    }
-  }
-  if (values.empty()) throw UsageError(fmt::format("sim: {}: empty list", what));
-  return values;
-}
-
 std::string percent(double ratio) { return fixed(100.0 * ratio, 1); }
 
 // ---- run -------------------------------------------------------------------------------------
@@ -180,7 +97,7 @@ struct RunOptions {
 };
 
 void run_command(const RunOptions& o) {
-  SimConfig config = build_config(o.machine);
+  SimConfig config = sim::build_config(o.machine);
   std::string path = sim::resolve_program(o.program, o.machine.programs);
   std::ostringstream console;
   SimResult r = sim::run_elf(config, path, &console);
@@ -244,117 +161,19 @@ void run_command(const RunOptions& o) {
 
 // ---- sweep and extensions -------------------------------------------------------------------
 
-struct Job {
-  std::string benchmark;
-  SimConfig config;
-  std::string variant;
-  SimResult result;
-};
-
-/// Runs the jobs on `threads` host threads; the first failure is rethrown after all stop.
-void run_jobs(std::vector<Job>& jobs, int threads, const std::string& programs) {
-  std::vector<std::string> paths;
-  for (Job& job : jobs) paths.push_back(sim::resolve_program(job.benchmark, programs));
-  std::atomic<size_t> next{0};
-  std::vector<std::exception_ptr> errors(jobs.size());
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      try {
-        jobs[i].result = sim::run_elf(jobs[i].config, paths[i], nullptr);
-        if (!jobs[i].result.passed)
-          throw Error(fmt::format("sim: {} failed its check on {} nodes with {} entries",
-                                  jobs[i].benchmark, jobs[i].config.nodes(),
-                                  jobs[i].config.store_buffer_entries));
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (std::thread& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-}
+using sim::SimJob;
 
 struct SweepOptions {
-  std::vector<std::string> benchmarks;
-  std::string nodes = "16,64";
-  std::string entries = "0,8,16,32";
-  int threads = 0;
-  MachineOptions machine;
+  sim::SweepRequest request;
   OutputOptions output;
 };
 
-int default_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
-
-std::vector<std::string> pick_benchmarks(const std::vector<std::string>& asked) {
-  if (asked.empty()) return sim::benchmark_names();
-  return asked;
-}
-
 void sweep_command(const SweepOptions& o) {
-  SimConfig base = build_config(o.machine);
-  std::vector<int> nodes = parse_list(o.nodes, "--nodes");
-  std::vector<int> entries = parse_counts(o.entries, "--entries");
-  if (std::find(entries.begin(), entries.end(), 0) == entries.end())
-    entries.insert(entries.begin(), 0);  // the baseline every ratio is taken against
-  std::vector<Job> jobs;
-  for (const std::string& b : pick_benchmarks(o.benchmarks))
-    for (int n : nodes)
-      for (int e : entries) {
-        Job job{b, base, "", {}};
-        std::tie(job.config.mesh_width, job.config.mesh_height) = square_mesh(n);
-        job.config.store_buffer_entries = e;
-        sim::validate(job.config);
-        jobs.push_back(job);
-      }
-  const int threads = o.threads > 0 ? o.threads : default_threads();
-  run_jobs(jobs, threads, o.machine.programs);
-  nlohmann::json options = sim::to_json(base);
-  options.erase("mesh_width");
-  options.erase("mesh_height");
-  options.erase("store_buffer_entries");
-  options["nodes"] = nodes;
-  options["entries"] = entries;
-  options["threads"] = threads;
-  Report report("sim_sweep", options);
-  double host_seconds = 0;
-  uint64_t instructions = 0;
-  for (const Job& job : jobs) {
-    const Job* baseline = nullptr;
-    for (const Job& other : jobs)
-      if (other.benchmark == job.benchmark && other.config.nodes() == job.config.nodes() &&
-          other.config.store_buffer_entries == 0)
-        baseline = &other;
-    const SimResult& r = job.result;
-    const SimResult& b = baseline->result;
-    nlohmann::json row{{"benchmark", job.benchmark},
-                       {"nodes", job.config.nodes()},
-                       {"entries", job.config.store_buffer_entries},
-                       {"cycles", r.cycles},
-                       {"relative_cycles", b.cycles ? double(r.cycles) / double(b.cycles) : 0.0},
-                       {"stall_cycles", r.stall_cycles},
-                       {"relative_stalls",
-                        b.stall_cycles ? double(r.stall_cycles) / double(b.stall_cycles) : 0.0}};
-    nlohmann::json full = sim::to_json(r, false);
-    for (const char* key : {"sb_put_fraction", "sb_put_data_fraction", "sb_put_request_fraction",
-                            "sb_mean_occupancy", "sb_max_occupancy", "instructions", "stalls"})
-      row[key] = full[key];
-    report.add_result(row);
-    host_seconds += r.seconds;
-    instructions += r.instructions;
-  }
-  report.add_note(
-      fmt::format("{} runs on {} host threads; {:.0f} M simulated instructions in {:.1f} "
-                  "s of simulation (sum over threads)",
-                  jobs.size(), threads, instructions / 1e6, host_seconds));
-  report.add_note(
-      "stall_cycles: cycles a core waited for its own DMA or a full store buffer, "
-      "summed over nodes, region of interest; barrier waits excluded");
+  sim::SweepPlan plan = sim::plan_sweep(o.request);
+  sim::run_sweep(plan);
+  Report report("sim_sweep", sim::sweep_options_record(plan));
+  for (auto& row : sim::sweep_rows(plan)) report.add_result(std::move(row));
+  for (const auto& note : sim::sweep_notes(plan)) report.add_note(note);
   emit(report, o.output, [&](std::ostream& out) {
     Table table({"benchmark", "nodes", "entries", "cycles", "rel. cycles %", "stall cycles",
                  "rel. stalls %", "buffered in PUT %", "data %", "DMA-req %"});
@@ -382,8 +201,8 @@ struct ExtensionOptions {
 };
 
 void extensions_command(const ExtensionOptions& o) {
-  SimConfig base = build_config(o.machine);
-  std::tie(base.mesh_width, base.mesh_height) = square_mesh(o.nodes);
+  SimConfig base = sim::build_config(o.machine);
+  std::tie(base.mesh_width, base.mesh_height) = sim::square_mesh(o.nodes);
   if (o.entries < 1) throw UsageError("sim extensions: --entries must be at least 1");
   struct Variant {
     const char* name;
@@ -395,7 +214,7 @@ void extensions_command(const ExtensionOptions& o) {
                               {"+watch-get", o.entries, true, false},
                               {"+split-requests", o.entries, false, true},
                               {"+both", o.entries, true, true}};
-  std::vector<Job> jobs;
+  std::vector<SimJob> jobs;
   std::vector<std::string> benchmarks = o.benchmarks;
   if (benchmarks.empty()) {
     // The seed's five use only blocking PUTs; bitonic_get pulls with GETs, what --watch-get is for.
@@ -404,20 +223,20 @@ void extensions_command(const ExtensionOptions& o) {
   }
   for (const std::string& b : benchmarks)
     for (const Variant& v : variants) {
-      Job job{b, base, v.name, {}};
+      SimJob job{b, base, v.name, {}};
       job.config.store_buffer_entries = v.entries;
       job.config.watch_get = v.watch;
       job.config.split_requests = v.split;
       sim::validate(job.config);
       jobs.push_back(job);
     }
-  const int threads = o.threads > 0 ? o.threads : default_threads();
-  run_jobs(jobs, threads, o.machine.programs);
+  const int threads = o.threads > 0 ? o.threads : sim::default_sweep_threads();
+  sim::run_jobs(jobs, threads, o.machine.programs);
   nlohmann::json options = sim::to_json(base);
   options["entries"] = o.entries;
   Report report("sim_extensions", options);
-  for (const Job& job : jobs) {
-    const Job& b = *std::find_if(jobs.begin(), jobs.end(), [&](const Job& j) {
+  for (const SimJob& job : jobs) {
+    const SimJob& b = *std::find_if(jobs.begin(), jobs.end(), [&](const SimJob& j) {
       return j.benchmark == job.benchmark && j.variant == std::string("baseline");
     });
     const SimResult& r = job.result;
@@ -487,15 +306,18 @@ void add_sim_command(CLI::App& app) {
   auto* sweep = sim->add_subcommand(
       "sweep",
       "Benchmarks x node counts x store-buffer sizes, relative to 0 entries (figures 4, 5)");
-  sweep->add_option("--benchmarks", sweep_opts->benchmarks, "Benchmarks (default: all five)")
-      ->delimiter(',');
-  sweep->add_option("--nodes", sweep_opts->nodes, "Node counts, square meshes (default 16,64)");
-  sweep->add_option("--entries", sweep_opts->entries, "Store-buffer sizes (default 0,8,16,32)");
   sweep
-      ->add_option("--threads", sweep_opts->threads,
+      ->add_option("--benchmarks", sweep_opts->request.benchmarks, "Benchmarks (default: all five)")
+      ->delimiter(',');
+  sweep->add_option("--nodes", sweep_opts->request.nodes,
+                    "Node counts, square meshes (default 16,64)");
+  sweep->add_option("--entries", sweep_opts->request.entries,
+                    "Store-buffer sizes (default 0,8,16,32)");
+  sweep
+      ->add_option("--threads", sweep_opts->request.threads,
                    "Host threads running configurations side by side (default: all cores)")
       ->check(CLI::Range(1, 256));
-  add_machine_options(*sweep, sweep_opts->machine, false);
+  add_machine_options(*sweep, sweep_opts->request.machine, false);
   add_output_options(*sweep, sweep_opts->output);
   sweep->footer(
       "Rows {benchmark, nodes, entries, cycles, relative_cycles, stall_cycles, relative_stalls}:\n"

@@ -181,7 +181,7 @@ void add_stream_command(CLI::App& app) {
       "s.json");
   auto pipeline = add_stream_pipeline_options(*command);  // --pipeline: stream_pipeline.cpp
   command->callback([o, pipeline, command] {
-    if (pipeline->mover.empty()) return run(*o);
+    if (pipeline->request.mover.empty()) return run(*o);
     run_stream_pipeline(
         *pipeline,
         {o->request.threads, o->request.bind, o->request.variant, o->request.elements,

@@ -5,20 +5,13 @@
 #include <memory>
 #include <string>
 
+#include "conveyor/pipeline.hpp"
 #include "report.hpp"
 
 namespace conveyor::cli {
 
 struct StreamPipelineCli {
-  std::string mover;  // empty: no pipeline
-  int depth = 4;
-  std::string block = "1MiB";
-  std::string strategy = "auto";
-  int copy_threads = 1;
-  long fail_copy = 0;  // hidden: inject a copy failure (tests)
-  bool no_overlap = false;
-  bool calibrate = false;       // strategy auto: time even where the calibration can predict
-  std::string calibration;      // strategy auto: the probe's file (empty: the default path)
+  PipelineRequest request;      // the pipeline's own options; request.mover empty: no pipeline
   CLI::App* command = nullptr;  // to reject plain-stream options that do not apply
 };
 
