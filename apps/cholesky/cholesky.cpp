@@ -13,14 +13,6 @@
 
 namespace conveyor::apps::cholesky {
 
-std::string_view to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
-
-Precision parse_precision(std::string_view text) {
-  if (text == "s" || text == "single" || text == "float") return Precision::Single;
-  if (text == "d" || text == "double") return Precision::Double;
-  throw UsageError("unknown precision '" + std::string(text) + "' (use s or d)");
-}
-
 bool is_codelet_name(std::string_view name) {
   return std::find(std::begin(kCodeletNames), std::end(kCodeletNames), name) !=
          std::end(kCodeletNames);

@@ -24,16 +24,17 @@
 #include <string_view>
 #include <vector>
 
+#include "common/precision.hpp"
 #include "conveyor/codelet.hpp"
 #include "conveyor/runtime.hpp"
 
 namespace conveyor::apps::cholesky {
 
-enum class Precision { Single, Double };
-/// "single" / "double".
-std::string_view to_string(Precision p);
-/// "s", "single", "float" / "d", "double"; throws UsageError otherwise.
-Precision parse_precision(std::string_view text);
+/// Single or double (shared by the apps, common/precision.hpp): to_string gives "single" /
+/// "double", parse_precision takes "s", "single", "float" / "d", "double".
+using common::parse_precision;
+using common::Precision;
+using common::to_string;
 
 /// The names of the four codelets, as used in RuntimeOptions::offload and the trace.
 inline constexpr const char* kCodeletNames[] = {"potrf", "trsm", "syrk", "gemm"};

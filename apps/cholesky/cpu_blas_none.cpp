@@ -4,8 +4,6 @@
 namespace conveyor::apps::cholesky {
 
 std::string cpu_kernel_library() { return "loops"; }
-void use_single_threaded_blas() {}
-void use_all_threads_blas() {}
 
 template <typename T>
 void cpu_potrf(int n, T* a, int lda) {

@@ -2,32 +2,15 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include <algorithm>
 #include <string>
-#include <thread>
 
 #include "cholesky/cpu_kernels.hpp"
+#include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
-
-// OpenBLAS extensions, declared here because a cblas.h from another BLAS (the Debian alternatives
-// may point to netlib's) does not declare them; the library linked is OpenBLAS itself.
-extern "C" {
-void openblas_set_num_threads(int num_threads);
-char* openblas_get_config(void);
-}
 
 namespace conveyor::apps::cholesky {
 
-std::string cpu_kernel_library() {
-  std::string config = openblas_get_config();
-  return config + " + LAPACKE";
-}
-
-void use_single_threaded_blas() { openblas_set_num_threads(1); }
-
-void use_all_threads_blas() {
-  openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-}
+std::string cpu_kernel_library() { return common::blas_library() + " + LAPACKE"; }
 
 namespace {
 

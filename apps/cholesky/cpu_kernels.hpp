@@ -17,15 +17,18 @@
 ///   definite
 #include <string>
 
+#include "common/blas_threads.hpp"
+
 namespace conveyor::apps::cholesky {
 
 /// "OpenBLAS 0.3.21 (LAPACKE)" or "loops" (no BLAS found at build time).
 std::string cpu_kernel_library();
 /// Makes every BLAS call single-threaded: the runtime runs one task per core, and a multithreaded
-/// BLAS inside each task would oversubscribe the cores. No-op without OpenBLAS.
-void use_single_threaded_blas();
+/// BLAS inside each task would oversubscribe the cores. No-op without OpenBLAS. Shared by the apps
+/// (common/blas_threads.hpp); named here too for the callers of the Cholesky kernels.
+using common::use_single_threaded_blas;
 /// Lets BLAS use every core again (for work done outside the task graph, e.g. the residual check).
-void use_all_threads_blas();
+using common::use_all_threads_blas;
 
 template <typename T>
 void cpu_potrf(int n, T* a, int lda);

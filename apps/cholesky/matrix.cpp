@@ -1,46 +1,24 @@
 #include "cholesky/matrix.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "cholesky/cpu_kernels.hpp"
+#include "common/hashed_entries.hpp"
+#include "common/parallel_for.hpp"
+#include "common/precision.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
-namespace {
 
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-unsigned worker_count() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-// Runs body(t) for t in [0, count) on every core; items are handed out one at a time because their
-// costs differ (tiles near the bottom of the matrix need longer sums).
-template <typename Body>
-void parallel_for(long count, Body body) {
-  std::atomic<long> next{0};
-  auto run = [&] {
-    for (long t = next++; t < count; t = next++) body(t);
-  };
-  std::vector<std::thread> threads;
-  for (unsigned w = 1; w < worker_count(); ++w) threads.emplace_back(run);
-  run();
-  for (auto& t : threads) t.join();
-}
-
-}  // namespace
+using common::parallel_for;
 
 double SpdMatrix::off_diagonal(int row, int col) {
+  // Keyed by (larger, smaller) index: the matrix is symmetric by construction.
   auto lo = static_cast<std::uint64_t>(std::min(row, col));
   auto hi = static_cast<std::uint64_t>(std::max(row, col));
-  return static_cast<double>(splitmix64((hi << 32) | lo) >> 11) * 0x1.0p-53;
+  return common::hashed_unit(common::position_key(hi, lo));
 }
 
 SpdMatrix::SpdMatrix(int n) : n_(n), diagonal_(static_cast<std::size_t>(std::max(n, 0)), 1.0) {
@@ -70,7 +48,7 @@ double cholesky_flops(int n) {
 
 template <typename T>
 double residual_bound(int n) {
-  return 8.0 * std::sqrt(static_cast<double>(n)) * std::numeric_limits<T>::epsilon() / 2;
+  return 8.0 * std::sqrt(static_cast<double>(n)) * common::unit_roundoff<T>();
 }
 
 template <typename T>

@@ -13,13 +13,18 @@
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl_kernels.hpp"
-#include "cholesky/trace_phases.hpp"
+#include "common/host_memory.hpp"
+#include "common/median.hpp"
+#include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
+
+using common::add_phases_to_trace;
+using common::TracePhase;
 
 std::size_t element_bytes(Precision p) { return p == Precision::Single ? 4 : 8; }
 
@@ -124,13 +129,10 @@ RunResult run_typed(const RunConfig& c) {
   }
   if (!c.trace.empty()) {
     rt.write_trace(c.trace);
-    add_phases_to_trace(c.trace, phases);
+    add_phases_to_trace(c.trace, "cholesky", phases);
   }
 
-  std::vector<double> sorted = result.times_s;
-  std::sort(sorted.begin(), sorted.end());
-  std::size_t mid = sorted.size() / 2;
-  result.median_time_s = sorted.size() % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  result.median_time_s = common::median(result.times_s);
   result.gflops = cholesky_flops(c.n) / result.best.time_s / 1e9;
   result.residual_bound = residual_bound<T>(c.n);
   if (c.check) {
@@ -210,11 +212,7 @@ void validate(const RunConfig& c) {
   double bytes = static_cast<double>(c.n) * c.n * static_cast<double>(element_bytes(c.precision));
   // The check keeps a double-precision copy of L.
   double need = bytes + (c.check ? static_cast<double>(c.n) * c.n * sizeof(double) : 0.0);
-  std::uint64_t avail = host_topology().available_bytes;
-  if (avail > 0 && need > static_cast<double>(avail))
-    throw UsageError("cholesky: n = " + std::to_string(c.n) + " needs " +
-                     std::to_string(static_cast<long long>(need / 1e6)) + " MB of memory, " +
-                     std::to_string(avail / 1000000) + " MB are available");
+  common::require_host_memory("cholesky", c.n, need);
 }
 
 int block_for(const RunConfig& c) {

@@ -1,9 +1,9 @@
-#include "cholesky/block_size.hpp"
+#include "common/block_size.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace conveyor::apps::cholesky {
+namespace conveyor::apps::common {
 
 int default_block(int n, int workers, int max_block) {
   const int p = std::max(workers, 1);
@@ -18,4 +18,4 @@ int default_block(int n, int workers, int max_block) {
   return std::max(block, kBlockGranule);
 }
 
-}  // namespace conveyor::apps::cholesky
+}  // namespace conveyor::apps::common

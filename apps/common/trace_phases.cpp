@@ -1,4 +1,4 @@
-#include "cholesky/trace_phases.hpp"
+#include "common/trace_phases.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include "conveyor/files.hpp"
 #include "conveyor/records.hpp"
 
-namespace conveyor::apps::cholesky {
+namespace conveyor::apps::common {
 namespace {
 
 // The runtime numbers the host 1 and devices from 2 (docs/runtime.md, trace); 0 is free for the
@@ -17,7 +17,8 @@ constexpr int kPhaseTid = 1;
 
 }  // namespace
 
-void add_phases_to_trace(const std::string& path, const std::vector<TracePhase>& phases) {
+void add_phases_to_trace(const std::string& path, const std::string& app,
+                         const std::vector<TracePhase>& phases) {
   nlohmann::json doc;
   {
     std::ifstream in(path);
@@ -33,7 +34,7 @@ void add_phases_to_trace(const std::string& path, const std::vector<TracePhase>&
                     {"name", "process_name"},
                     {"pid", kPhasePid},
                     {"tid", 0},
-                    {"args", {{"name", "cholesky"}}}});
+                    {"args", {{"name", app}}}});
   events.push_back({{"ph", "M"},
                     {"name", "thread_name"},
                     {"pid", kPhasePid},
@@ -51,4 +52,4 @@ void add_phases_to_trace(const std::string& path, const std::vector<TracePhase>&
   write_file_whole(path, doc.dump() + "\n", "the trace");
 }
 
-}  // namespace conveyor::apps::cholesky
+}  // namespace conveyor::apps::common

@@ -1,0 +1,32 @@
+#pragma once
+/// The tile size the tiled factorisations (`conveyor cholesky`, `conveyor qr`) use when --block is
+/// not given, from the matrix order and the number of workers (docs/cholesky.md, "Tile size").
+/// The figures below were measured with the Cholesky kernels; QR's tile kernels are BLAS-3 too and
+/// its task graph starves at the end the same way, so the same rule serves it.
+///
+/// Two forces: larger tiles run the BLAS kernels faster (OpenBLAS on a Zen 3 core, single
+/// precision, 512 -> 1024: gemm +3 %, syrk +5 %, trsm +6 % inside a run), while fewer tiles leave
+/// workers idle at the end of the factorisation, when the trailing matrix has fewer tiles than
+/// there are workers. Starvation begins once about sqrt(2p) tiles per side remain, so the share of
+/// the work done starved shrinks like (sqrt(p) / t)^3: t >= 4 sqrt(p) tiles per side keeps it near
+/// 1 %. Above that, tiles are made as large as that allows, up to 1024, past which the kernels
+/// gain nothing measurable on a CPU core. A run with no CPU workers (devices only) caps tiles at
+/// 2048 instead: a GPU's kernels keep gaining up to there (H200, docs/results.md: 2048 against 1024
+/// is 1.2-1.7x at n = 8192 to 32768, and 4 tiles per side still beat cuSOLVER at n = 8192).
+///
+///   default_block(8192, 2)  == 1024   (8 tiles per side: kernels fastest, 1 % idle)
+///   default_block(8192, 16) ==  512   (16 tiles per side)
+///   default_block(2048, 2)  ==  320   (7 tiles per side, the last one narrower)
+///   default_block(32768, 1, kMaxDeviceBlock) == 2048   (one GPU: 16 tiles per side)
+namespace conveyor::apps::common {
+
+inline constexpr int kMaxDefaultBlock = 1024;
+inline constexpr int kMaxDeviceBlock = 2048;  ///< the cap when every worker is a device
+inline constexpr int kBlockGranule = 64;      ///< tiles are a multiple of this (cache lines, SIMD)
+
+/// A tile size for an n x n matrix on `workers` workers (at least 1 is assumed); n must be
+/// positive. A multiple of kBlockGranule, at least kBlockGranule (one tile when n is smaller), at
+/// most max_block.
+int default_block(int n, int workers, int max_block = kMaxDefaultBlock);
+
+}  // namespace conveyor::apps::common

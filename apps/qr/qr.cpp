@@ -1,0 +1,203 @@
+#include "qr/qr.hpp"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "conveyor/error.hpp"
+#include "qr/cpu_kernels.hpp"
+#include "qr/graph.hpp"
+
+namespace conveyor::apps::qr {
+namespace {
+
+int as_int(std::size_t v) { return static_cast<int>(v); }
+double as_double(std::size_t v) { return static_cast<double>(v); }
+
+// Buffers arrive in the order of the task's accesses (graph.hpp). Every dimension comes from the
+// buffers: a T tile has ib rows, so ragged tiles and a narrower ib in the last column need nothing
+// extra.
+template <typename T>
+void add_implementations(QrCodelets& c) {
+  c.geqrt.cpu([](const TaskContext& t) {
+    const Buffer &a = t.buffer(0), &v = t.buffer(1), &f = t.buffer(2);
+    T* tile = t.data<T>(0);
+    cpu_geqrt<T>(as_int(a.rows), as_int(a.cols), as_int(f.rows), tile, as_int(a.ld), t.data<T>(2),
+                 as_int(f.ld));
+    // The copy that gemqrt reads (graph.hpp says why); the upper triangle goes along, unread.
+    T* copy = t.data<T>(1);
+    for (std::size_t col = 0; col < a.cols; ++col)
+      std::copy_n(tile + col * a.ld, a.rows, copy + col * v.ld);
+  });
+  c.gemqrt.cpu([](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &c = t.buffer(2);
+    cpu_gemqrt<T>(true, as_int(c.rows), as_int(c.cols), as_int(std::min(v.rows, v.cols)),
+                  as_int(f.rows), t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld),
+                  t.data<T>(2), as_int(c.ld));
+  });
+  c.tpqrt.cpu([](const TaskContext& t) {
+    const Buffer &r = t.buffer(0), &b = t.buffer(1), &f = t.buffer(2);
+    cpu_tpqrt<T>(as_int(b.rows), as_int(b.cols), as_int(f.rows), t.data<T>(0), as_int(r.ld),
+                 t.data<T>(1), as_int(b.ld), t.data<T>(2), as_int(f.ld));
+  });
+  c.tpmqrt.cpu([](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
+    cpu_tpmqrt<T>(true, as_int(b.rows), as_int(b.cols), as_int(v.cols), as_int(f.rows),
+                  t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld), t.data<T>(2),
+                  as_int(a.ld), t.data<T>(3), as_int(b.ld));
+  });
+}
+
+// Work per task, LAPACK's counts to leading order (square b x b tiles: geqrt 4/3 b^3, gemqrt and
+// tpqrt 2 b^3, tpmqrt 4 b^3), for the model scheduler's prior and its time per flop.
+double geqrt_flops(const TaskContext& t) {
+  double m = as_double(t.buffer(0).rows), n = as_double(t.buffer(0).cols);
+  return 2 * m * n * n - 2 * n * n * n / 3;
+}
+double gemqrt_flops(const TaskContext& t) {
+  const Buffer &v = t.buffer(0), &c = t.buffer(2);
+  double k = as_double(std::min(v.rows, v.cols));
+  return 4 * as_double(c.rows) * as_double(c.cols) * k - 2 * as_double(c.cols) * k * k;
+}
+double tpqrt_flops(const TaskContext& t) {
+  double m = as_double(t.buffer(1).rows), n = as_double(t.buffer(1).cols);
+  return 2 * m * n * n;
+}
+double tpmqrt_flops(const TaskContext& t) {
+  const Buffer &v = t.buffer(0), &b = t.buffer(3);
+  return 4 * as_double(b.rows) * as_double(b.cols) * as_double(v.cols);
+}
+
+}  // namespace
+
+QrCodelets::QrCodelets(Precision p)
+    : precision(p), geqrt("geqrt"), gemqrt("gemqrt"), tpqrt("tpqrt"), tpmqrt("tpmqrt") {
+  if (p == Precision::Single)
+    add_implementations<float>(*this);
+  else
+    add_implementations<double>(*this);
+  geqrt.flops(geqrt_flops);
+  gemqrt.flops(gemqrt_flops);
+  tpqrt.flops(tpqrt_flops);
+  tpmqrt.flops(tpmqrt_flops);
+}
+
+TaskCounts task_counts(int tiles) {
+  auto t = static_cast<std::uint64_t>(std::max(tiles, 0));
+  std::uint64_t pairs = t * (t - (t > 0)) / 2;
+  std::uint64_t squares = t > 0 ? (t - 1) * t * (2 * t - 1) / 6 : 0;  // sum of (t-1-k)^2
+  return {t, pairs, pairs, squares};
+}
+
+template <typename T>
+Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
+                        TFactors<T>& t) {
+  constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
+  if (codelets.precision != kPrecision)
+    throw UsageError("qr: codelets built for " + std::string(to_string(codelets.precision)) +
+                     " precision, matrix is " + std::string(to_string(kPrecision)));
+  if (n <= 0) throw UsageError("qr: --n must be positive (got " + std::to_string(n) + ")");
+  if (block <= 0)
+    throw UsageError("qr: --block must be positive (got " + std::to_string(block) + ")");
+  if (ld < n) throw UsageError("qr: leading dimension below n");
+  if (t.n() != n || t.block() != block)
+    throw UsageError("qr: the T factors were made for another matrix order or tile size");
+
+  const int nt = t.tiles();
+  auto width = [&](int i) { return static_cast<std::size_t>(t.width(i)); };
+  auto label = [](const char* name, int i, int j) {
+    return std::string(name) + "[" + std::to_string(i) + "," + std::to_string(j) + "]";
+  };
+  // Every tile of A (QR updates the whole matrix), the T tiles of the lower triangle, and the
+  // copies of the diagonal tiles' reflectors, each registered as its own matrix.
+  std::vector<Data> tiles(static_cast<std::size_t>(nt) * nt), factors(tiles.size()),
+      reflectors(static_cast<std::size_t>(nt));
+  std::vector<std::vector<T>> reflector_storage(static_cast<std::size_t>(nt));
+  auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * nt)]; };
+  auto factor = [&](int i, int k) -> Data& {
+    return factors[static_cast<std::size_t>(i + k * nt)];
+  };
+  // `quiet`: on the way out of a failure, where one refusal must not keep the rest registered.
+  auto unregister_all = [&](bool quiet) {
+    for (auto* set : {&tiles, &factors, &reflectors})
+      for (auto& d : *set) try {
+          if (d.registered()) rt.unregister(d);
+        } catch (...) {
+          if (!quiet) throw;
+        }
+  };
+  Factorization f;
+  f.tiles = nt;
+  double start = 0;
+  try {
+    for (int j = 0; j < nt; ++j)
+      for (int i = 0; i < nt; ++i)
+        tile(i, j) =
+            rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
+                               width(i), width(j), static_cast<std::size_t>(ld), label("A", i, j));
+    for (int k = 0; k < nt; ++k) {
+      for (int i = k; i < nt; ++i)
+        factor(i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
+                                          static_cast<std::size_t>(t.ld()), label("T", i, k));
+      auto& v = reflector_storage[static_cast<std::size_t>(k)];
+      v.resize(width(k) * width(k));
+      reflectors[static_cast<std::size_t>(k)] =
+          rt.register_matrix(v.data(), width(k), width(k), width(k), label("V", k, k));
+    }
+    rt.reset_stats();
+    start = rt.seconds();
+    for_each_task(nt, [&](Kernel kernel, int i, int j, int k, int priority) {
+      Data& v = reflectors[static_cast<std::size_t>(k)];
+      switch (kernel) {
+        case Kernel::Geqrt:
+          rt.submit(
+              codelets.geqrt,
+              {{tile(k, k), Access::ReadWrite}, {v, Access::Write}, {factor(k, k), Access::Write}},
+              priority);
+          ++f.geqrt_tasks;
+          break;
+        case Kernel::Gemqrt:
+          rt.submit(
+              codelets.gemqrt,
+              {{v, Access::Read}, {factor(k, k), Access::Read}, {tile(k, j), Access::ReadWrite}},
+              priority);
+          ++f.gemqrt_tasks;
+          break;
+        case Kernel::Tpqrt:
+          rt.submit(codelets.tpqrt,
+                    {{tile(k, k), Access::ReadWrite},
+                     {tile(i, k), Access::ReadWrite},
+                     {factor(i, k), Access::Write}},
+                    priority);
+          ++f.tpqrt_tasks;
+          break;
+        case Kernel::Tpmqrt:
+          rt.submit(codelets.tpmqrt,
+                    {{tile(i, k), Access::Read},
+                     {factor(i, k), Access::Read},
+                     {tile(k, j), Access::ReadWrite},
+                     {tile(i, j), Access::ReadWrite}},
+                    priority);
+          ++f.tpmqrt_tasks;
+          break;
+      }
+    });
+    rt.wait_all();
+  } catch (...) {
+    // No registration may outlive this call: the caller may free the matrix next.
+    unregister_all(true);
+    throw;
+  }
+  f.time_s = rt.seconds() - start;
+  unregister_all(false);
+  f.stats = rt.stats();  // after unregister, so that any final write-back is counted too
+  return f;
+}
+
+template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, int, long, int,
+                                        TFactors<float>&);
+template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, int, long, int,
+                                         TFactors<double>&);
+
+}  // namespace conveyor::apps::qr

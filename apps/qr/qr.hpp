@@ -1,0 +1,68 @@
+#pragma once
+/// Tile Householder QR factorisation A = Q R on the Conveyor runtime (Buttari et al.; PLASMA),
+/// written against the public API only, like apps/cholesky. Every step k submits geqrt on the
+/// diagonal tile, gemqrt on the rest of its tile row, and for each tile below it tpqrt plus one
+/// tpmqrt per tile of its row (graph.hpp); the runtime infers the dependencies from the accesses.
+///
+///   conveyor::Runtime rt;
+///   QrCodelets codelets(Precision::Double);
+///   std::vector<double> a(n * n);  GeneralMatrix(n).fill(a.data(), n);
+///   TFactors<double> t(n, 256, 32);
+///   auto f = factorize(rt, codelets, a.data(), n, n, 256, t);   // a: R above, reflectors below
+///
+/// CPU implementations only for now (LAPACKE); without LAPACKE the codelets exist but throw.
+#include <cstdint>
+#include <string_view>
+
+#include "common/precision.hpp"
+#include "conveyor/codelet.hpp"
+#include "conveyor/runtime.hpp"
+#include "qr/t_factors.hpp"
+
+namespace conveyor::apps::qr {
+
+using common::parse_precision;
+using common::Precision;
+using common::to_string;
+
+/// The codelets' names, as the trace and the per-codelet statistics show them.
+inline constexpr const char* kCodeletNames[] = {"geqrt", "gemqrt", "tpqrt", "tpmqrt"};
+
+/// The four codelets for one precision, each with its CPU implementation and its flop count.
+struct QrCodelets {
+  explicit QrCodelets(Precision precision);
+  Precision precision;
+  Codelet geqrt, gemqrt, tpqrt, tpmqrt;
+};
+
+/// What one factorisation did.
+struct Factorization {
+  double time_s = 0;  ///< from the first submit until wait_all returned
+  int tiles = 0;      ///< tiles per side
+  std::uint64_t geqrt_tasks = 0, gemqrt_tasks = 0, tpqrt_tasks = 0, tpmqrt_tasks = 0;
+  RuntimeStats stats;  ///< this factorisation alone
+  std::uint64_t total_tasks() const {
+    return geqrt_tasks + gemqrt_tasks + tpqrt_tasks + tpmqrt_tasks;
+  }
+};
+
+/// Factorises the n x n column-major matrix at `a` (leading dimension `ld`) in place in tiles of
+/// `block` (the last ones narrower when block does not divide n): R ends in the upper triangle,
+/// the Householder vectors below it (tile by tile, as LAPACK's geqrt/tpqrt leave them), and their
+/// triangular factors in `t`, which must have been made for this n and block (its ib is the inner
+/// blocking). Every tile of `a` and `t` is registered with `rt` and unregistered before return.
+/// Resets rt's statistics first. T must match codelets.precision. Throws UsageError for a bad
+/// size, Error when a task fails.
+template <typename T>
+Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
+                        TFactors<T>& t);
+
+/// Tasks of each kind for `tiles` tiles per side: geqrt t, gemqrt and tpqrt t(t-1)/2, tpmqrt
+/// (t-1)t(2t-1)/6.
+struct TaskCounts {
+  std::uint64_t geqrt, gemqrt, tpqrt, tpmqrt;
+  std::uint64_t total() const { return geqrt + gemqrt + tpqrt + tpmqrt; }
+};
+TaskCounts task_counts(int tiles);
+
+}  // namespace conveyor::apps::qr

@@ -1,0 +1,52 @@
+#pragma once
+/// The triangular factors T of the tile QR's blocks of reflectors: one tile per tile of the lower
+/// triangle, T_kk from geqrt(k) and T_ik from tpqrt(i, k), each ib_k x w_k with w_k the width of
+/// tile column k and ib_k = min(ib, w_k) (LAPACK needs ib <= the number of reflectors, which the
+/// ragged last column may make smaller than ib). They live apart from the matrix, which holds R
+/// and the reflectors V, because the runtime moves each tile as its own buffer and Q can only be
+/// rebuilt (the check) with them.
+///
+///   TFactors<double> t(n, block, 32);
+///   factorize(rt, codelets, a, n, n, block, t);   // fills t
+///   double* tkk = t.tile(k, k);                   // leading dimension t.ld()
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace conveyor::apps::qr {
+
+template <typename T>
+class TFactors {
+ public:
+  /// Factors for an n x n matrix in block x block tiles with inner blocking ib (all positive).
+  TFactors(int n, int block, int ib)
+      : n_(n),
+        block_(block),
+        ib_(ib),
+        nt_((n + block - 1) / block),
+        storage_(static_cast<std::size_t>(nt_) * (nt_ + 1) / 2 * ib * block) {}
+
+  int n() const { return n_; }
+  int block() const { return block_; }
+  int tiles() const { return nt_; }
+  /// Width of tile column k (the last one is narrower when block does not divide n).
+  int width(int k) const { return std::min(block_, n_ - k * block_); }
+  /// The inner blocking used in tile column k.
+  int ib(int k) const { return std::min(ib_, width(k)); }
+  long ld() const { return ib_; }
+  /// T_ik, i >= k: the lower triangle of tiles is packed by columns.
+  T* tile(int i, int k) { return storage_.data() + offset(i, k); }
+  const T* tile(int i, int k) const { return storage_.data() + offset(i, k); }
+
+ private:
+  std::size_t offset(int i, int k) const {
+    std::size_t before =
+        static_cast<std::size_t>(k) * nt_ - static_cast<std::size_t>(k) * (k - 1) / 2;
+    return (before + static_cast<std::size_t>(i - k)) * static_cast<std::size_t>(ib_) * block_;
+  }
+
+  int n_, block_, ib_, nt_;
+  std::vector<T> storage_;
+};
+
+}  // namespace conveyor::apps::qr

@@ -1,0 +1,124 @@
+// conveyor qr from the command line: a checked CPU run, JSON/CSV rows, the tile size chosen when
+// --block is not given, a trace with the app's phases, and bad input as one line with exit 2.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "integration/cli_runner.hpp"
+#include "scratch_dir.hpp"
+
+namespace conveyor::test {
+namespace {
+
+// A build without LAPACKE refuses qr (exit 2, "needs LAPACKE"): the runs below are skipped there.
+bool qr_available() {
+  CliResult r = run_cli("qr --n 8 --block 8 --no-warmup --json");
+  return r.exit_code == 0 || r.err.find("needs LAPACKE") == std::string::npos;
+}
+
+#define SKIP_WITHOUT_QR() \
+  if (!qr_available()) GTEST_SKIP() << "built without LAPACKE"
+
+TEST(CliQr, CheckedCpuRunPrintsGflopsAndPasses) {
+  SKIP_WITHOUT_QR();
+  CliResult r = run_cli("qr --n 300 --block 64 --ib 24 --cpus 2 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 tiles per side, 55 tasks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Tasks per worker"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu worker 1"), std::string::npos) << r.out;
+}
+
+TEST(CliQr, JsonRowsForBothPrecisionsWithARaggedTile) {
+  SKIP_WITHOUT_QR();
+  // 4 tiles, the last 2 wide (narrower than ib): 4 + 6 + 6 + 14 tasks.
+  CliResult r = run_cli("qr --n 146 --block 48 --ib 20 --precision s,d --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["command"], "qr");
+  ASSERT_EQ(doc["results"].size(), 2u);
+  for (const auto& row : doc["results"]) {
+    for (const char* key :
+         {"n", "block", "ib", "tiles", "precision", "devices", "gflops", "time_s", "median_time_s",
+          "residual", "residual_bound", "orthogonality", "orthogonality_bound", "workers"})
+      EXPECT_TRUE(row.contains(key)) << key;
+    EXPECT_EQ(row["n"], 146);
+    EXPECT_EQ(row["tiles"], 4);
+    EXPECT_EQ(row["tasks"], 30);
+    EXPECT_EQ(row["devices"], "cpu");
+    EXPECT_EQ(row["check"], "passed");
+    EXPECT_GT(row["gflops"].get<double>(), 0.0);
+    EXPECT_LE(row["residual"].get<double>(), row["residual_bound"].get<double>());
+  }
+  EXPECT_EQ(doc["results"][0]["precision"], "single");
+  EXPECT_EQ(doc["results"][1]["precision"], "double");
+}
+
+TEST(CliQr, WithoutBlockTheTileSizeIsChosenAndSaid) {
+  SKIP_WITHOUT_QR();
+  // n = 512 on 4 workers: 8 tiles per side of 64 (the rule shared with cholesky).
+  CliResult r = run_cli("qr --n 512 --cpus 4 --no-warmup --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["options"]["block"], "auto");
+  EXPECT_EQ(doc["results"][0]["block"], 64);
+  bool said = false;
+  for (const auto& note : doc["notes"])
+    said = said || note.get<std::string>().find("block 64 chosen") != std::string::npos;
+  EXPECT_TRUE(said) << doc["notes"].dump();
+}
+
+TEST(CliQr, CsvHasOneLinePerPrecision) {
+  SKIP_WITHOUT_QR();
+  CliResult r = run_cli("qr --n 96 --block 32 --precision s,d --csv");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_count(r.out), 3) << r.out;
+  std::string header = r.out.substr(0, r.out.find('\n'));
+  for (const char* key : {"gflops", "time_s", "precision", "ib"})
+    EXPECT_NE(header.find(key), std::string::npos) << key << " not in " << header;
+}
+
+TEST(CliQr, TraceCarriesTheTasksAndThePhases) {
+  SKIP_WITHOUT_QR();
+  ScratchDir scratch;
+  std::string path = scratch.path("trace.json");
+  CliResult r = run_cli("qr --n 96 --block 32 --cpus 2 --trace " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(path);
+  auto trace = nlohmann::json::parse(in);
+  int tpmqrt = 0, phases = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    tpmqrt += e.value("ph", "") == "X" && e.value("name", "") == "tpmqrt";
+    phases += e.value("cat", "") == "phase";
+  }
+  EXPECT_GE(tpmqrt, 5 * 2);  // 5 per factorisation of 3 x 3 tiles, warm-up included
+  EXPECT_EQ(phases, 3);      // warm-up, matrix generation, factorisation 1
+}
+
+TEST(CliQr, BadInputIsOneLineAndExitTwo) {
+  for (const char* args : {"--n 0", "--n -4", "--block 0", "--block -3", "--ib 0", "--precision q",
+                           "--devices cuda:0", "--devices cpu,opencl:0", "--devices all",
+                           "--repeat 0", "--cpus 0", "--n 64 --sched fastest",
+                           "--n 64 --precision s,d --trace t.json", "--n 4000000", "--bogus"}) {
+    SCOPED_TRACE(args);
+    CliResult r = run_cli(std::string("qr ") + args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+  }
+  CliResult r = run_cli("qr --devices cuda:0");
+  EXPECT_NE(r.err.find("come later"), std::string::npos) << r.err;
+}
+
+TEST(CliQr, HelpTeachesWithExamples) {
+  CliResult r = run_cli("qr --help");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  EXPECT_NE(r.out.find("--ib"), std::string::npos);
+  EXPECT_NE(r.out.find("--check"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace conveyor::test

@@ -1,0 +1,197 @@
+// The tile QR on the runtime: task counts and graph order, factorisations on CPU workers checked
+// against the bounds (both precisions, ragged last tile, ib not dividing the block, ib larger than
+// the last tile), R against a one-tile (whole-matrix LAPACK) factorisation, and a task skipped
+// on purpose caught by the check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <vector>
+
+#include "common/blas_threads.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
+#include "qr/check.hpp"
+#include "qr/cpu_kernels.hpp"
+#include "qr/graph.hpp"
+#include "qr/matrix.hpp"
+#include "qr/qr.hpp"
+
+namespace conveyor::apps::qr {
+namespace {
+
+#define SKIP_WITHOUT_LAPACKE() \
+  if (!cpu_kernels_available()) GTEST_SKIP() << "built without LAPACKE"
+
+TEST(QrTaskCounts, MatchTheGraph) {
+  for (int nt : {1, 2, 3, 7}) {
+    std::map<Kernel, std::uint64_t> seen;
+    for_each_task(nt, [&](Kernel k, int, int, int, int) { ++seen[k]; });
+    auto c = task_counts(nt);
+    EXPECT_EQ(seen[Kernel::Geqrt], c.geqrt) << nt;
+    EXPECT_EQ(seen[Kernel::Gemqrt], c.gemqrt) << nt;
+    EXPECT_EQ(seen[Kernel::Tpqrt], c.tpqrt) << nt;
+    EXPECT_EQ(seen[Kernel::Tpmqrt], c.tpmqrt) << nt;
+  }
+  auto c = task_counts(4);  // 4 + 6 + 6 + (9 + 4 + 1)
+  EXPECT_EQ(c.total(), 30u);
+}
+
+TEST(QrTaskCounts, ThePanelOutranksTheTrailingUpdates) {
+  // Within step 0 of 4 tiles: tpqrt of column 0 above every update; the update of column 1 (the
+  // next panel) above those of columns 2 and 3.
+  std::map<std::pair<Kernel, int>, int> priority;  // (kernel, written column) -> priority
+  for_each_task(4, [&](Kernel k, int, int j, int step, int p) {
+    if (step == 0) priority[{k, k == Kernel::Tpqrt || k == Kernel::Geqrt ? 0 : j}] = p;
+  });
+  auto of = [&](Kernel k, int column) { return priority[std::make_pair(k, column)]; };
+  EXPECT_GT(of(Kernel::Geqrt, 0), of(Kernel::Tpqrt, 0));
+  EXPECT_GT(of(Kernel::Tpqrt, 0), of(Kernel::Gemqrt, 1));
+  EXPECT_GT(of(Kernel::Tpmqrt, 1), of(Kernel::Gemqrt, 2));
+}
+
+template <typename T>
+void expect_checked_factorisation(Runtime& rt, int n, int block, int ib) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block << " ib=" << ib);
+  GeneralMatrix matrix(n);
+  std::vector<T> a(std::size_t(n) * n);
+  matrix.fill(a.data(), n);
+  TFactors<T> t(n, block, ib);
+  QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
+  Factorization f = factorize(rt, codelets, a.data(), n, n, block, t);
+  auto counts = task_counts(t.tiles());
+  EXPECT_EQ(f.tiles, t.tiles());
+  EXPECT_EQ(f.tpmqrt_tasks, counts.tpmqrt);
+  EXPECT_EQ(f.stats.tasks, f.total_tasks());
+  EXPECT_EQ(f.stats.total_copies(), 0u);  // CPU workers work in the user's memory
+  QrCheck c = check_qr(matrix, a.data(), n, t);
+  EXPECT_LE(c.residual, residual_bound<T>(n));
+  EXPECT_LE(c.orthogonality, orthogonality_bound<T>(n));
+  EXPECT_GT(c.residual, 0.0);
+}
+
+TEST(QrFactorize, CpuWorkersPassTheCheck) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  // (n, block, ib): square tiles; ragged last tile (130 = 2 x 48 + 34, and ib 40 > 34 there); ib
+  // not dividing the block; ib = 1; one tile larger than the matrix.
+  const int cases[][3] = {{128, 32, 8}, {130, 48, 40}, {150, 40, 12}, {64, 16, 1}, {50, 64, 16}};
+  for (const auto& c : cases) {
+    expect_checked_factorisation<double>(rt, c[0], c[1], c[2]);
+    expect_checked_factorisation<float>(rt, c[0], c[1], c[2]);
+  }
+}
+
+// R is unique up to the signs of its rows: the tiles' R against LAPACK's geqrt on the whole
+// matrix (one tile, the blocked Householder QR of geqrf).
+template <typename T>
+void expect_r_matches_whole_matrix_qr(Runtime& rt, int n, int block, int ib) {
+  SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block);
+  GeneralMatrix matrix(n);
+  std::vector<T> tiled(std::size_t(n) * n), whole(tiled.size());
+  matrix.fill(tiled.data(), n);
+  matrix.fill(whole.data(), n);
+  QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
+  TFactors<T> t(n, block, ib);
+  factorize(rt, codelets, tiled.data(), n, n, block, t);
+  TFactors<T> t1(n, n, ib);
+  cpu_geqrt<T>(n, n, ib, whole.data(), n, t1.tile(0, 0), static_cast<int>(t1.ld()));
+  // R's entries are O(sqrt(n)); a random matrix of this order has a modest condition number.
+  const double tol = 1e3 * n * common::unit_roundoff<T>();
+  std::size_t wrong = 0;
+  for (int i = 0; i < n; ++i) {
+    auto at = [&](int r, int c) { return std::size_t(r) + std::size_t(c) * n; };
+    double sign = (tiled[at(i, i)] < 0) == (whole[at(i, i)] < 0) ? 1.0 : -1.0;
+    for (int j = i; j < n; ++j) wrong += std::fabs(sign * tiled[at(i, j)] - whole[at(i, j)]) > tol;
+  }
+  EXPECT_EQ(wrong, 0u);
+}
+
+TEST(QrFactorize, RMatchesTheWholeMatrixQrUpToRowSigns) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  expect_r_matches_whole_matrix_qr<double>(rt, 100, 24, 8);
+  expect_r_matches_whole_matrix_qr<float>(rt, 100, 24, 8);
+}
+
+// The graph run by hand in program order, one task left out: the check must see it.
+template <typename T>
+QrCheck check_with_a_skipped_task(int n, int block, int ib, Kernel skip_kernel, int si, int sj,
+                                  int sk) {
+  GeneralMatrix matrix(n);
+  std::vector<T> a(std::size_t(n) * n);
+  matrix.fill(a.data(), n);
+  TFactors<T> t(n, block, ib);
+  std::vector<std::vector<T>> v(std::size_t(t.tiles()));
+  auto tile = [&](int i, int j) { return a.data() + i * block + std::size_t(j) * block * n; };
+  for_each_task(t.tiles(), [&](Kernel kernel, int i, int j, int k, int) {
+    if (kernel == skip_kernel && i == si && j == sj && k == sk) return;
+    const int wk = t.width(k), ibk = t.ib(k), ldt = static_cast<int>(t.ld());
+    switch (kernel) {
+      case Kernel::Geqrt:
+        cpu_geqrt<T>(wk, wk, ibk, tile(k, k), n, t.tile(k, k), ldt);
+        break;
+      case Kernel::Gemqrt:
+        cpu_gemqrt<T>(true, wk, t.width(j), wk, ibk, tile(k, k), n, t.tile(k, k), ldt, tile(k, j),
+                      n);
+        break;
+      case Kernel::Tpqrt:
+        cpu_tpqrt<T>(t.width(i), wk, ibk, tile(k, k), n, tile(i, k), n, t.tile(i, k), ldt);
+        break;
+      case Kernel::Tpmqrt:
+        cpu_tpmqrt<T>(true, t.width(i), t.width(j), wk, ibk, tile(i, k), n, t.tile(i, k), ldt,
+                      tile(k, j), n, tile(i, j), n);
+        break;
+    }
+  });
+  return check_qr(matrix, a.data(), n, t);
+}
+
+TEST(QrCheck, SeesASkippedTaskAndPassesTheFullGraph) {
+  SKIP_WITHOUT_LAPACKE();
+  // Sequentially in program order (gemqrt may read A_kk itself there: nothing rewrites R between).
+  QrCheck full = check_with_a_skipped_task<double>(96, 32, 8, Kernel::Geqrt, -1, -1, -1);
+  EXPECT_LE(full.residual, residual_bound<double>(96));
+  EXPECT_LE(full.orthogonality, orthogonality_bound<double>(96));
+  // The last update of the last tile, in single precision, where the bound is widest.
+  QrCheck last = check_with_a_skipped_task<float>(96, 32, 8, Kernel::Tpmqrt, 2, 2, 1);
+  EXPECT_GT(last.residual, residual_bound<float>(96));
+  QrCheck row = check_with_a_skipped_task<double>(96, 32, 8, Kernel::Gemqrt, 0, 2, 0);
+  EXPECT_GT(row.residual, residual_bound<double>(96));
+}
+
+TEST(QrFactorize, RejectsBadSizesAndMismatchedInputs) {
+  RuntimeOptions options;
+  options.cpus = 1;
+  Runtime rt(options);
+  std::vector<double> a(64, 1.0);
+  QrCodelets d(Precision::Double), s(Precision::Single);
+  TFactors<double> t(8, 4, 2);
+  EXPECT_THROW(factorize(rt, d, a.data(), 8, 8, 0, t), UsageError);
+  EXPECT_THROW(factorize(rt, d, a.data(), 0, 8, 4, t), UsageError);
+  EXPECT_THROW(factorize(rt, s, a.data(), 8, 8, 4, t), UsageError);
+  EXPECT_THROW(factorize(rt, d, a.data(), 8, 8, 2, t), UsageError);  // t made for block 4
+  EXPECT_THROW(GeneralMatrix(0), UsageError);
+}
+
+TEST(QrFlops, AreFourThirdsNCubed) { EXPECT_DOUBLE_EQ(qr_flops(300), 36e6); }
+
+TEST(TFactors, PackTheLowerTriangleOfTiles) {
+  TFactors<float> t(100, 32, 8);  // 4 tile columns, the last 4 wide
+  EXPECT_EQ(t.tiles(), 4);
+  EXPECT_EQ(t.width(3), 4);
+  EXPECT_EQ(t.ib(3), 4);
+  EXPECT_EQ(t.ib(0), 8);
+  EXPECT_EQ(t.tile(1, 0) - t.tile(0, 0), 8 * 32);
+  EXPECT_EQ(t.tile(1, 1) - t.tile(3, 0), 8 * 32);  // column 1 follows column 0's 4 tiles
+  EXPECT_EQ(t.tile(3, 3) - t.tile(0, 0), 9 * 8 * 32);
+}
+
+}  // namespace
+}  // namespace conveyor::apps::qr
