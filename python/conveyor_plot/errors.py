@@ -9,5 +9,6 @@ class Failure(Exception):
     """A runtime failure: the figure cannot be written (exit 1)."""
 
 
-class MissingDependency(Failure):
-    """This Python cannot draw: matplotlib is not installed for it (exit 1)."""
+class MissingDependency(Failure, ImportError):
+    """This Python cannot draw: matplotlib is not installed for it (exit 1). An ImportError too, so
+    that `except ImportError` around an optional figure catches it."""

@@ -20,3 +20,10 @@ def test_walkthrough_runs(tmp_path):
     assert "gemm tile matches NumPy: True" in out.stdout
     residual = float(out.stdout.split("cholesky residual:")[1].split()[0])
     assert residual < 1e-12
+
+
+def test_a_missing_matplotlib_is_an_import_error():
+    # The walkthrough draws only where matplotlib is installed: `except ImportError` must catch it.
+    import conveyor
+
+    assert issubclass(conveyor.plot.MissingDependency, ImportError)

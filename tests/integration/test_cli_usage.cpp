@@ -11,8 +11,8 @@
 namespace conveyor::test {
 namespace {
 
-const std::vector<std::string> kTopCommands = {"devices", "stream", "probe",
-                                               "plot",    "cholesky", "sim"};
+const std::vector<std::string> kTopCommands = {"devices",  "stream",  "probe", "plot",
+                                               "cholesky", "stencil", "sim"};
 const std::vector<std::string> kSimCommands = {"run", "sweep", "extensions"};
 
 void expect_one_usage_line(const CliResult& r, const std::string& args) {
@@ -83,7 +83,7 @@ TEST_P(CliUsageEveryCommand, StrayWordIsOneLine) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, CliUsageEveryCommand,
                          ::testing::Values("devices", "stream", "probe", "plot", "cholesky",
-                                           "sim run", "sim sweep", "sim extensions"),
+                                           "stencil", "sim run", "sim sweep", "sim extensions"),
                          [](const auto& info) {
                            std::string name = info.param;
                            for (char& c : name)

@@ -204,9 +204,6 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
                        {"predicted_busy_s", w.predicted_seconds}});
     cpu_workers += w.name.rfind("cpu", 0) == 0;
   }
-  nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : s.links)
-    links.push_back({{"from", l.from}, {"to", l.to}, {"copies", l.copies}, {"bytes", l.bytes}});
   nlohmann::json row = {
       {"n", c.n},
       {"block", r.block},
@@ -224,20 +221,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"repeat", c.repeat},
       {"tasks", r.best.total_tasks()},
       {"gemm_tasks", r.best.gemm_tasks},
-      {"h2d_copies", s.h2d_copies},
-      {"d2h_copies", s.d2h_copies},
-      {"d2d_copies", s.d2d_copies},
-      {"total_copies", s.total_copies()},
-      {"h2d_bytes", s.h2d_bytes},
-      {"d2h_bytes", s.d2h_bytes},
-      {"d2d_bytes", s.d2d_bytes},
-      {"total_bytes", s.total_bytes()},
-      {"device_allocations", s.device_allocations},
       {"device_memory_limit_bytes", c.runtime.device_memory_limit},
-      {"evictions", s.evictions},
-      {"write_backs", s.write_backs},
-      {"write_back_bytes", s.write_back_bytes},
-      {"peak_device_bytes", s.peak_device_bytes},
       {"prefetch", c.runtime.prefetch},
       {"prefetches", s.prefetches},
       {"prefetch_bytes", s.prefetch_bytes},
@@ -253,8 +237,8 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"check", r.checked ? (r.passed() ? "passed" : "failed") : "not run"},
       {"cpu_kernels", r.cpu_kernels},
       {"workers", workers},
-      {"links", links},
   };
+  row.update(copy_fields(s));
   return row;
 }
 

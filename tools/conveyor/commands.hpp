@@ -13,6 +13,7 @@ void add_plot_command(CLI::App& app);
 void add_sim_command(CLI::App& app);
 void add_cholesky_command(CLI::App& app);
 void add_qr_command(CLI::App& app);
+void add_stencil_command(CLI::App& app);
 void add_models_command(CLI::App& app);
 
 /// Ends a command with `code` without a message: thrown by the ranks of a distributed run other

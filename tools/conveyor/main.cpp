@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   cli::add_plot_command(app);
   cli::add_cholesky_command(app);
   cli::add_qr_command(app);
+  cli::add_stencil_command(app);
   cli::add_models_command(app);
   cli::add_sim_command(app);
   cli::use_installed_sim_programs();

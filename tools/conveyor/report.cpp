@@ -59,6 +59,26 @@ void Table::print(std::ostream& out) const {
 
 std::string fixed(double value, int precision) { return fmt::format("{:.{}f}", value, precision); }
 
+nlohmann::json copy_fields(const RuntimeStats& s) {
+  nlohmann::json links = nlohmann::json::array();
+  for (const auto& l : s.links)
+    links.push_back({{"from", l.from}, {"to", l.to}, {"copies", l.copies}, {"bytes", l.bytes}});
+  return {{"h2d_copies", s.h2d_copies},
+          {"d2h_copies", s.d2h_copies},
+          {"d2d_copies", s.d2d_copies},
+          {"total_copies", s.total_copies()},
+          {"h2d_bytes", s.h2d_bytes},
+          {"d2h_bytes", s.d2h_bytes},
+          {"d2d_bytes", s.d2d_bytes},
+          {"total_bytes", s.total_bytes()},
+          {"device_allocations", s.device_allocations},
+          {"evictions", s.evictions},
+          {"write_backs", s.write_backs},
+          {"write_back_bytes", s.write_back_bytes},
+          {"peak_device_bytes", s.peak_device_bytes},
+          {"links", links}};
+}
+
 void write_csv(std::ostream& out, const nlohmann::json& rows) {
   std::vector<std::string> columns;
   for (const auto& row : rows)

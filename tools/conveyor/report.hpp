@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "conveyor/runtime.hpp"
+
 namespace conveyor::cli {
 
 /// What every subcommand offers for output: a table (default), --json, --csv, --json-out FILE.
@@ -56,6 +58,11 @@ class Table {
 
 /// Fixed-point formatting for table cells: fixed(3.14159, 2) == "3.14".
 std::string fixed(double value, int precision);
+
+/// The copy and device-memory figures of a runtime's run, as every app's result row carries them:
+/// copies and bytes per direction and in total, device allocations, evictions, write-backs, the
+/// peak device use, and `links` (copies and bytes per link that carried any).
+nlohmann::json copy_fields(const RuntimeStats& s);
 
 /// The result rows as CSV: one column per scalar key, in order of first appearance.
 void write_csv(std::ostream& out, const nlohmann::json& rows);

@@ -1,0 +1,53 @@
+#pragma once
+/// One configuration of the stencil application from start to finish, as `conveyor stencil` runs
+/// it: validate, fill the grid, start a runtime, warm up, run the sweeps `repeat` times, check.
+///
+///   RunConfig c;  c.n = 4096;  c.sweeps = 20;  c.runtime.devices = {"opencl:0"};  c.check = true;
+///   RunResult r = run_stencil(c);   // r.gbs, r.best.stats.h2d_copies, r.mismatches
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "conveyor/runtime.hpp"
+#include "stencil/point.hpp"
+#include "stencil/stencil.hpp"
+
+namespace conveyor::apps::stencil {
+
+struct RunConfig {
+  int n = 4096;
+  int block = 0;  ///< tile size; 0: common::default_block(n, workers)
+  int sweeps = 20;
+  Coefficients coefficients;
+  /// Devices, CPU count, scheduler, device memory limit. Validated here before the runtime starts.
+  RuntimeOptions runtime;
+  int repeat = 1;      ///< runs of `sweeps` sweeps timed, each from the initial grid
+  bool warmup = true;  ///< a 3 x 3-tile run first (builds the OpenCL program, first touches)
+  bool check = false;  ///< compare with the sequential reference after the last run
+  std::string trace;   ///< write the runtime's Chrome trace here (empty: none)
+};
+
+struct RunResult {
+  int block = 0;  ///< the tile size used
+  Sweeps best;    ///< the fastest run (its copies and tasks)
+  std::vector<double> times_s;
+  double median_time_s = 0;
+  double gbs = 0;  ///< sweeps * sweep_bytes(n) / best time, in 1e9 B/s
+  bool checked = false;
+  std::uint64_t mismatches = 0;  ///< cells that differ from the reference (when checked)
+  double max_abs_diff = 0;       ///< the largest difference (when checked)
+  std::vector<std::string> workers;
+  bool passed() const { return !checked || mismatches == 0; }
+};
+
+/// Throws UsageError for a bad configuration (before allocating anything), Error for a failure.
+/// A result that differs from the reference is not thrown here: see RunResult::passed.
+RunResult run_stencil(const RunConfig& config);
+
+/// The checks run_stencil does first, on their own.
+void validate(const RunConfig& config);
+
+/// config.block, or the shared default for its n and workers (CPU workers plus devices) when 0.
+int block_for(const RunConfig& config);
+
+}  // namespace conveyor::apps::stencil

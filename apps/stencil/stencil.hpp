@@ -1,0 +1,53 @@
+#pragma once
+/// The iterative 2D Jacobi 5-point stencil on the Conveyor runtime, written against the public API
+/// only, like apps/cholesky and apps/qr. Two n x n grids (ping-pong) are cut into tiles, each tile
+/// registered as its own matrix (the last row and column of tiles narrower when the tile size does
+/// not divide n); every sweep submits one task per tile that reads its tile and its up to four
+/// neighbours of one grid and writes its tile of the other. The halo exchange is nothing but those
+/// reads: the runtime copies the neighbour tiles wherever the task runs and orders the sweeps.
+///
+///   conveyor::Runtime rt;
+///   StencilCodelet codelet;
+///   std::vector<double> a(n * n), b(n * n);  fill_initial(a.data(), n);
+///   Sweeps s = run_sweeps(rt, codelet, a.data(), b.data(), n, 512, 20, {});
+///   // s.result is a.data() (even sweeps) or b.data() (odd)
+#include <cstdint>
+
+#include "conveyor/codelet.hpp"
+#include "conveyor/runtime.hpp"
+#include "stencil/point.hpp"
+
+namespace conveyor::apps::stencil {
+
+/// The codelet's name, as the trace and the per-codelet statistics show it.
+inline constexpr const char* kCodeletName = "jacobi";
+
+/// The one codelet, "jacobi", with its CPU, OpenCL and CUDA implementations (the device ones
+/// present when the build has the toolkit). Its tasks' buffers: the output tile (Write), the input
+/// tile (Read), then the neighbours that exist in the order north, south, west, east (Read); which
+/// ones exist travels in the task's args.
+struct StencilCodelet {
+  StencilCodelet();
+  Codelet jacobi;
+};
+
+/// What one run of sweeps did.
+struct Sweeps {
+  double time_s = 0;  ///< from the first submit until wait_all returned
+  int tiles = 0;      ///< tiles per side
+  std::uint64_t tasks = 0;
+  RuntimeStats stats;        ///< these sweeps alone (reset first)
+  double* result = nullptr;  ///< the grid holding the last sweep: a (even count) or b (odd)
+};
+
+/// Runs `sweeps` sweeps from grid `a` (n x n, column-major, ld n, boundary included) using `b` as
+/// the other grid, in tiles of `block`. Every tile of both grids is registered with `rt` and
+/// unregistered before return, so the result is in host memory. Throws UsageError for a bad size,
+/// Error when a task fails.
+Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
+                  int block, int sweeps, const Coefficients& c);
+
+/// Tiles per side for n and block (the last one narrower when block does not divide n).
+int tiles_per_side(int n, int block);
+
+}  // namespace conveyor::apps::stencil

@@ -1,0 +1,83 @@
+// conveyor stencil from the command line: a checked run, JSON rows with the copies and the
+// traffic, out of core on opencl:0 when it is present, and bad input as one line with exit 2.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "integration/cli_runner.hpp"
+
+namespace conveyor::test {
+namespace {
+
+bool opencl_present() {
+  return run_cli("devices --json").out.find("opencl:0") != std::string::npos;
+}
+
+TEST(CliStencil, CheckedCpuRunPrintsGbsAndPasses) {
+  CliResult r = run_cli("stencil --n 300 --block 64 --sweeps 4 --cpus 2 --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("passed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("5 x 5 tiles, 4 sweeps, 100 tasks"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Copies between host and devices"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cpu worker 1"), std::string::npos) << r.out;
+}
+
+TEST(CliStencil, JsonRowCarriesTrafficCopiesAndTheCheck) {
+  CliResult r = run_cli("stencil --n 100 --block 30 --sweeps 3 --cpus 2 --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["command"], "stencil");
+  ASSERT_EQ(doc["results"].size(), 1u);
+  const auto& row = doc["results"][0];
+  for (const char* key :
+       {"n", "block", "tiles", "sweeps", "devices", "time_s", "gbs", "sweep_bytes", "tasks",
+        "h2d_copies", "d2h_copies", "total_copies", "evictions", "mismatches", "check", "workers"})
+    EXPECT_TRUE(row.contains(key)) << key;
+  EXPECT_EQ(row["tiles"], 4);  // the last tile 10 wide
+  EXPECT_EQ(row["tasks"], 3 * 16);
+  EXPECT_EQ(row["sweep_bytes"].get<double>(), 2.0 * 8 * 100 * 100);
+  EXPECT_EQ(row["mismatches"], 0);
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_EQ(row["total_copies"], 0);  // CPU workers use the grids in place
+}
+
+TEST(CliStencil, OutOfCoreOnOpenclIsExact) {
+  if (!opencl_present()) GTEST_SKIP() << "no opencl:0";
+  CliResult r = run_cli(
+      "stencil --n 64 --block 16 --sweeps 2 --devices opencl:0 --sched eager --device-memory 16KiB "
+      "--no-warmup --check --json");
+  if (r.exit_code == 2 && r.err.find("cl_khr_fp64") != std::string::npos)
+    GTEST_SKIP() << "no double precision";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& row = doc["results"][0];
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_GT(row["evictions"].get<int>(), 0);
+  EXPECT_GT(row["h2d_copies"].get<int>(), 0);
+  EXPECT_EQ(row["device_memory_limit_bytes"], 16 * 1024);
+}
+
+TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
+  for (const char* args : {"--n 0", "--n -4", "--block 0", "--block -3", "--sweeps 0", "--repeat 0",
+                           "--cpus 0", "--devices nonesuch:3", "--devices cpu --device-memory 1MiB",
+                           "--n 64 --devices opencl:0 --device-memory 0",
+                           "--n 512 --block 128 --devices opencl:0 --device-memory 64KiB",
+                           "--n 64 --sched fastest", "--n 4000000", "--bogus"}) {
+    SCOPED_TRACE(args);
+    CliResult r = run_cli(std::string("stencil ") + args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+  }
+}
+
+TEST(CliStencil, HelpTeachesWithExamples) {
+  CliResult r = run_cli("stencil --help");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* text : {"Examples:", "--sweeps", "--device-memory", "--check", "2 * 8 * n^2"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace conveyor::test

@@ -1,0 +1,277 @@
+// conveyor stencil: an iterative 2D Jacobi 5-point stencil on the task runtime (docs/stencil.md):
+// GB/s of grid traffic, the copies between host and devices, tasks per worker, and with --check
+// exact equality with a sequential run on the host.
+#include "stencil/stencil.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/units.hpp"
+#include "stencil/grid.hpp"
+#include "stencil/run.hpp"
+
+namespace conveyor::cli {
+namespace {
+
+namespace st = conveyor::apps::stencil;
+
+struct StencilCliOptions {
+  int n = 4096;
+  int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
+  bool block_given = false;
+  int sweeps = 20;
+  std::vector<std::string> devices{"cpu"};
+  std::string sched;  // empty: the runtime's choice (eager on CPUs, model with a device)
+  int cpus = -1;
+  int repeat = 1;
+  bool no_warmup = false;
+  bool no_pin = false;
+  bool check = false;
+  std::string trace;
+  std::string device_memory;  // empty: the devices' own memory
+  OutputOptions output;
+};
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// --devices as cholesky takes it: "cpu" means CPU workers, "all" the CPUs and every device; the
+// runtime expands the rest.
+st::RunConfig configuration(const StencilCliOptions& o) {
+  if (o.block_given && o.block <= 0)
+    throw UsageError("stencil: --block must be positive (got " + std::to_string(o.block) + ")");
+  bool with_cpu = false;
+  std::vector<std::string> device_ids;
+  for (const auto& d : o.devices) {
+    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
+    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
+  }
+  st::RunConfig c;
+  c.runtime.devices = expand_devices(device_ids);
+  if (!with_cpu && o.cpus > 0) throw UsageError("stencil: --cpus needs cpu in --devices");
+  if (o.cpus == 0)
+    throw UsageError("stencil: --cpus must be positive (leave cpu out of --devices for none)");
+  if (o.cpus < -1) throw UsageError("stencil: --cpus must be positive");
+  if (!o.device_memory.empty()) {
+    c.runtime.device_memory_limit = parse_bytes(o.device_memory, "--device-memory");
+    if (c.runtime.device_memory_limit == 0)
+      throw UsageError("stencil: --device-memory must be positive");
+    if (c.runtime.devices.empty())
+      throw UsageError("stencil: --device-memory needs a device in --devices");
+  }
+  c.n = o.n;
+  c.block = o.block;
+  c.sweeps = o.sweeps;
+  c.runtime.cpus = with_cpu ? o.cpus : 0;
+  c.runtime.pin = !o.no_pin;
+  if (!o.sched.empty()) c.runtime.scheduler = o.sched;
+  c.repeat = o.repeat;
+  c.warmup = !o.no_warmup;
+  c.check = o.check;
+  c.trace = o.trace;
+  return c;
+}
+
+std::string devices_label(const st::RunConfig& c) {
+  std::vector<std::string> parts;
+  if (c.runtime.cpus != 0) parts.push_back("cpu");
+  parts.insert(parts.end(), c.runtime.devices.begin(), c.runtime.devices.end());
+  return join(parts, "+");
+}
+
+nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
+  const RuntimeStats& s = r.best.stats;
+  nlohmann::json workers = nlohmann::json::array();
+  int cpu_workers = 0;
+  for (const auto& w : s.workers) {
+    workers.push_back({{"name", w.name}, {"tasks", w.tasks}, {"busy_s", w.busy_seconds}});
+    cpu_workers += w.name.rfind("cpu", 0) == 0;
+  }
+  nlohmann::json row = {
+      {"n", c.n},
+      {"block", r.block},
+      {"tiles", r.best.tiles},
+      {"sweeps", c.sweeps},
+      {"devices", devices_label(c)},
+      {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
+      {"cpu_workers", cpu_workers},
+      {"time_s", r.best.time_s},
+      {"median_time_s", r.median_time_s},
+      {"repeat", c.repeat},
+      {"gbs", r.gbs},
+      {"sweep_bytes", st::sweep_bytes(c.n)},
+      {"tasks", r.best.tasks},
+      {"device_memory_limit_bytes", c.runtime.device_memory_limit},
+      {"prefetches", s.prefetches},
+      {"mismatches", r.checked ? nlohmann::json(r.mismatches) : nlohmann::json(nullptr)},
+      {"max_abs_diff", r.checked ? nlohmann::json(r.max_abs_diff) : nlohmann::json(nullptr)},
+      {"check", r.checked ? (r.passed() ? "passed" : "failed") : "not run"},
+      {"workers", workers},
+  };
+  row.update(copy_fields(s));
+  return row;
+}
+
+std::string count(const nlohmann::json& v) { return std::to_string(v.get<std::uint64_t>()); }
+
+void print_tables(std::ostream& out, const Report& report) {
+  const auto& r = report.results().front();
+  const int tiles = r["tiles"].get<int>();
+  out << fmt::format(
+      "Jacobi 5-point stencil n = {}, block = {}: {} x {} tiles, {} sweeps, {} tasks; {:.1f} MB "
+      "of grid traffic per sweep (2 * 8 * n^2)\n\n",
+      r["n"].get<int>(), r["block"].get<int>(), tiles, tiles, r["sweeps"].get<int>(),
+      count(r["tasks"]), r["sweep_bytes"].get<double>() / 1e6);
+
+  Table perf({"devices", "scheduler", "time s", "median s", "GB/s", "mismatches", "check"});
+  perf.add_row({r["devices"], r["scheduler"], fixed(r["time_s"], 3), fixed(r["median_time_s"], 3),
+                fixed(r["gbs"], 2), r["mismatches"].is_null() ? "-" : count(r["mismatches"]),
+                r["check"]});
+  perf.print(out);
+
+  // The copies cholesky prints; with a device memory limit, the evictions and write-backs too.
+  out << "\nCopies between host and devices (MB = 1e6 bytes)\n";
+  std::vector<std::string> columns{"devices", "H2D", "D2H", "D2D", "total copies", "total MB"};
+  const bool memory = r["evictions"].get<std::uint64_t>() > 0 ||
+                      r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
+  if (memory)
+    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
+  Table copies(columns);
+  std::vector<std::string> row{r["devices"],
+                               count(r["h2d_copies"]),
+                               count(r["d2h_copies"]),
+                               count(r["d2d_copies"]),
+                               count(r["total_copies"]),
+                               fixed(r["total_bytes"].get<double>() / 1e6, 1)};
+  if (memory) {
+    auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
+    row.insert(row.end(), {count(r["evictions"]), count(r["write_backs"]),
+                           fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
+                           limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
+  }
+  copies.add_row(row);
+  copies.print(out);
+
+  out << "\nTasks per worker (fastest run)\n";
+  Table workers({"worker", "tasks", "busy s"});
+  for (const auto& w : r["workers"])
+    workers.add_row({w["name"], count(w["tasks"]), fixed(w["busy_s"].get<double>(), 3)});
+  workers.print(out);
+}
+
+void run_stencil_command(const StencilCliOptions& o) {
+  st::RunConfig c = configuration(o);
+  st::validate(c);  // every bad option before the grids are allocated
+
+  nlohmann::json options = {{"n", o.n},
+                            {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
+                            {"sweeps", o.sweeps},
+                            {"devices", join(o.devices, ",")},
+                            {"scheduler", o.sched.empty() ? "auto" : o.sched},
+                            {"cpus", o.cpus},
+                            {"repeat", o.repeat},
+                            {"check", o.check},
+                            {"device_memory", o.device_memory},
+                            {"warmup", !o.no_warmup},
+                            {"pin", !o.no_pin}};
+  Report report("stencil", options);
+  st::RunResult r = st::run_stencil(c);
+  report.add_result(result_row(c, r));
+  if (!o.block_given)
+    report.add_note(fmt::format(
+        "block {} chosen for n = {} and {} workers (the rule cholesky and qr use; --block sets it)",
+        r.block, o.n,
+        report.results().front()["cpu_workers"].get<int>() +
+            static_cast<int>(c.runtime.devices.size())));
+  report.add_note(
+      "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9 (each cell read and written once per sweep; "
+      "halo reads not counted); time from the first submit to the end of wait_all, copies home "
+      "included (fastest of --repeat)");
+  if (o.check)
+    report.add_note(
+        "check: every cell equal to a sequential run on the host (same arithmetic, same order; no "
+        "tolerance)");
+  emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
+  if (!r.passed())
+    throw ValidationError(
+        fmt::format("stencil: check failed: {} cells differ from the sequential reference (largest "
+                    "difference {:.3e})",
+                    r.mismatches, r.max_abs_diff));
+}
+
+}  // namespace
+
+void add_stencil_command(CLI::App& app) {
+  auto o = std::make_shared<StencilCliOptions>();
+  CLI::App* command = app.add_subcommand(
+      "stencil",
+      "Iterative 2D Jacobi 5-point stencil on the task runtime: GB/s, host/device copies, a check");
+  command->add_option("--n", o->n, "Grid side, boundary included (default 4096)")->option_text("N");
+  command
+      ->add_option("--block", o->block,
+                   "Tile side; the last tiles are narrower when it does not divide N (default: "
+                   "from N and the workers, as cholesky)")
+      ->option_text("B");
+  command->add_option("--sweeps", o->sweeps, "Jacobi sweeps (default 20)")->option_text("T");
+  command
+      ->add_option("--devices", o->devices,
+                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
+                   "all (default cpu; see conveyor devices)")
+      ->delimiter(',')
+      ->option_text("LIST");
+  command
+      ->add_option("--sched", o->sched,
+                   "eager, model, model-ready, round-robin, offload, locality (default: model when "
+                   "a device is listed, else eager; docs/runtime.md)")
+      ->option_text("NAME");
+  command->add_option("--cpus", o->cpus, "CPU workers (default one per core)")->option_text("K");
+  command
+      ->add_option("--repeat", o->repeat,
+                   "Runs of T sweeps timed, each from the initial grid; the fastest is reported, "
+                   "with the median (default 1)")
+      ->option_text("R");
+  command->add_flag("--no-pin", o->no_pin, "CPU workers not pinned to cores");
+  command->add_flag(
+      "--no-warmup", o->no_warmup,
+      "Skip the small warm-up run (3 x 3 tiles, 2 sweeps; builds the OpenCL program)");
+  command->add_flag("--check", o->check,
+                    "Compare every cell with a sequential run on the host; they must be equal "
+                    "(exit 1 when not)");
+  command
+      ->add_option("--device-memory", o->device_memory,
+                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
+                   "memory is a cache of the host: grids larger than it still run (least recently "
+                   "used tiles are evicted, modified ones written home first)")
+      ->option_text("SIZE");
+  command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
+      ->option_text("FILE");
+  add_output_options(*command, o->output);
+  command->footer(
+      "Examples:\n"
+      "  conveyor stencil --n 4096 --sweeps 20 --check            CPU workers, checked\n"
+      "  conveyor stencil --n 4096 --devices opencl:0 --check     the OpenCL kernel only\n"
+      "  conveyor stencil --n 4096 --devices all --sched eager    CPUs and every device\n"
+      "  conveyor stencil --n 1000 --block 96 --sweeps 5 --check  ragged last tiles\n"
+      "  conveyor stencil --n 2048 --block 256 --devices opencl:0 --device-memory 4MiB --check\n"
+      "      out of core: two 32 MiB grids through 4 MiB of device memory\n"
+      "  conveyor stencil --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
+      "out = c0 in + c1 (north + south + west + east), c0 = 0.5, c1 = 0.125; the outer ring is a\n"
+      "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours (the\n"
+      "halo) of one grid and writing its tile of the other. GB/s counts 2 * 8 * n^2 bytes per\n"
+      "sweep; docs/stencil.md.");
+  command->callback([o, command] {
+    o->block_given = command->count("--block") > 0;
+    run_stencil_command(*o);
+  });
+}
+
+}  // namespace conveyor::cli
