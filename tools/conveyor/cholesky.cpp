@@ -183,16 +183,6 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   return configs;
 }
 
-std::string devices_label(const ch::RunConfig& c) {
-  if (!c.runtime.platform.empty())
-    return fmt::format("cpu+{} sim GPU{}", c.runtime.platform_devices,
-                       c.runtime.platform_devices == 1 ? "" : "s");
-  std::vector<std::string> parts;
-  if (c.runtime.cpus != 0) parts.push_back("cpu");
-  parts.insert(parts.end(), c.runtime.devices.begin(), c.runtime.devices.end());
-  return join(parts, "+");
-}
-
 nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
   nlohmann::json workers = nlohmann::json::array();
@@ -209,7 +199,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"block", r.block},
       {"tiles", r.best.tiles},
       {"precision", ch::to_string(c.precision)},
-      {"devices", devices_label(c)},
+      {"devices", workers_label(c.runtime)},
       {"coherence", to_string(c.runtime.coherence)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
       {"calibration_tasks", s.calibration_tasks},
@@ -444,8 +434,8 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
     if (!r.passed())
       failures.push_back(
           fmt::format("{} precision on {} ({}): residual {:.3e} above the bound {:.3e}",
-                      ch::to_string(c.precision), devices_label(c), to_string(c.runtime.coherence),
-                      r.residual, r.residual_bound));
+                      ch::to_string(c.precision), workers_label(c.runtime),
+                      to_string(c.runtime.coherence), r.residual, r.residual_bound));
   }
   if (!o.block_given)
     report.add_note(fmt::format(

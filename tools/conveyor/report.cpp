@@ -79,6 +79,14 @@ nlohmann::json copy_fields(const RuntimeStats& s) {
           {"links", links}};
 }
 
+std::string workers_label(const RuntimeOptions& o) {
+  if (!o.platform.empty())
+    return fmt::format("cpu+{} sim GPU{}", o.platform_devices, o.platform_devices == 1 ? "" : "s");
+  std::string label = o.cpus != 0 ? "cpu" : "";
+  for (const std::string& d : o.devices) label += (label.empty() ? "" : "+") + d;
+  return label;
+}
+
 void write_csv(std::ostream& out, const nlohmann::json& rows) {
   std::vector<std::string> columns;
   for (const auto& row : rows)

@@ -64,6 +64,10 @@ std::string fixed(double value, int precision);
 /// peak device use, and `links` (copies and bytes per link that carried any).
 nlohmann::json copy_fields(const RuntimeStats& s);
 
+/// The workers a runtime made with `o` has, as result rows name them: "cpu+opencl:0", "cuda:0",
+/// "cpu+4 sim GPUs" on a simulated platform.
+std::string workers_label(const RuntimeOptions& o);
+
 /// The result rows as CSV: one column per scalar key, in order of first appearance.
 void write_csv(std::ostream& out, const nlohmann::json& rows);
 

@@ -81,13 +81,6 @@ st::RunConfig configuration(const StencilCliOptions& o) {
   return c;
 }
 
-std::string devices_label(const st::RunConfig& c) {
-  std::vector<std::string> parts;
-  if (c.runtime.cpus != 0) parts.push_back("cpu");
-  parts.insert(parts.end(), c.runtime.devices.begin(), c.runtime.devices.end());
-  return join(parts, "+");
-}
-
 nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
   nlohmann::json workers = nlohmann::json::array();
@@ -101,7 +94,7 @@ nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
       {"block", r.block},
       {"tiles", r.best.tiles},
       {"sweeps", c.sweeps},
-      {"devices", devices_label(c)},
+      {"devices", workers_label(c.runtime)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
       {"cpu_workers", cpu_workers},
       {"time_s", r.best.time_s},
