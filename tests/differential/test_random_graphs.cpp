@@ -13,6 +13,7 @@
 // CONVEYOR_DIFF_MATCH=<text> runs the configurations whose names contain it (say "cuda:0").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +43,8 @@ inline std::size_t at(std::size_t e, std::size_t rows, std::size_t ld) {
   return e % rows + e / rows * ld;
 }
 
+constexpr unsigned kMaxReads = 3;  // op0 .. op3: the halo ops read a tile and its two neighbours
+
 struct OpArgs {
   u32 read_write;  // 1: the target is ReadWrite, 0: Write
   u32 salt;
@@ -68,12 +71,14 @@ const char* kSource = R"CL(
 #define AT(e, rows, ld) ((e) % (rows) + (e) / (rows) * (ld))
 __kernel void op(__global uint* o, uint orows, uint ocount, uint rw, uint salt,
                  __global const uint* r1, uint r1rows, uint r1count,
-                 __global const uint* r2, uint r2rows, uint r2count, uint reads) {
+                 __global const uint* r2, uint r2rows, uint r2count,
+                 __global const uint* r3, uint r3rows, uint r3count, uint reads) {
   uint e = get_global_id(0);
   if (e >= ocount) return;
   uint acc = (rw ? 3u * o[e] : 0u) + salt;
   if (reads > 0) acc += 1u * r1[e % r1count];
   if (reads > 1) acc += 2u * r2[e % r2count];
+  if (reads > 2) acc += 3u * r3[e % r3count];
   o[e] = acc;
 }
 )CL";
@@ -90,14 +95,14 @@ void op_on_opencl(const TaskContext& t) {
   set(3, a.read_write);
   set(4, a.salt);
   u32 reads = static_cast<u32>(t.size() - 1);
-  for (u32 j = 1; j <= 2; ++j) {
+  for (u32 j = 1; j <= kMaxReads; ++j) {
     std::size_t b = j <= reads ? j : 0;  // unused inputs point at the output (never read)
     const Buffer& in = t.buffer(b);
     set(5 + 3 * (j - 1), t.opencl_mem(b));
     set(6 + 3 * (j - 1), static_cast<u32>(in.rows));
     set(7 + 3 * (j - 1), static_cast<u32>(in.rows * in.cols));
   }
-  set(11, reads);
+  set(14, reads);
   // A fixed work-group size: PoCL compiles one kernel variant per local size it picks, and random
   // lengths would make it pick many.
   std::size_t local = 16;
@@ -196,7 +201,7 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             // Half of the emulated devices complete work at once, as PoCL may: completions then
             // run on the driver thread inside the runtime's calls.
             c.inline_lanes = c.emulated > 0 && rng() % 2;
-            c.options.offload = {"op1", "op2"};
+            c.options.offload = {"op1", "op2", "op3"};
             if (std::string(scheduler) != "offload" && rng() % 2) c.options.offload.clear();
             std::string where = devices == 4 ? "cuda:0"
                                 : devices == 3
@@ -271,6 +276,47 @@ void run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& op
     return true;
   };
 
+  // op on the runtime (out written, `reads` read), then the same on the host copy, at once.
+  auto submit_op = [&](std::size_t out_index, const std::vector<std::size_t>& reads, OpArgs args,
+                       int priority) {
+    std::vector<DataAccess> acc{
+        {data[out_index], args.read_write ? Access::ReadWrite : Access::Write}};
+    for (std::size_t r : reads) acc.push_back({data[r], Access::Read});
+    rt.submit(ops[reads.size()], acc, priority, {}, std::as_bytes(std::span(&args, 1)));
+    Item& out = items[out_index];
+    for (std::size_t e = 0; e < out.expected.size(); ++e) {
+      u32 v = (args.read_write ? 3u * out.expected[e] : 0u) + args.salt;
+      for (std::size_t j = 1; j <= reads.size(); ++j) {
+        const Item& in = items[reads[j - 1]];
+        v += static_cast<u32>(j) * in.expected[e % in.expected.size()];
+      }
+      out.expected[e] = v;
+    }
+  };
+
+  // Sometimes the stencil's shape first: two sweeps over a ring of items, each task writing its
+  // item of the other ring from its own and its two neighbours' (each item read by three tasks,
+  // its halo by two), the rings swapping between sweeps.
+  // Only items a quarter of the small device memory or less: a task's four buffers must fit there
+  // (a task that cannot fit fails, by design, and this test runs graphs that succeed).
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].expected.size() * sizeof(u32) <= kSmallDeviceMemory / (kMaxReads + 1))
+      order.push_back(i);
+  if (order.size() >= 6 && rng() % 4 == 0) {
+    std::size_t m = uniform(3, order.size() / 2);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<std::size_t> from(order.begin(), order.begin() + m);
+    std::vector<std::size_t> to(order.begin() + m, order.begin() + 2 * m);
+    for (int sweep = 0; sweep < 2; ++sweep) {
+      for (std::size_t k = 0; k < m; ++k) {
+        OpArgs args{static_cast<u32>(rng() % 2), static_cast<u32>(rng())};
+        submit_op(to[k], {from[(k + m - 1) % m], from[k], from[(k + 1) % m]}, args, 0);
+      }
+      std::swap(from, to);
+    }
+  }
+
   std::size_t tasks = uniform(1, 40);
   for (std::size_t k = 0; k < tasks; ++k) {
     if (rng() % 25 == 0) {  // host access in the middle of the graph
@@ -292,20 +338,8 @@ void run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& op
     }
     std::size_t reads = uniform(0, std::min<std::size_t>(2, items.size() - 1));
     OpArgs args{static_cast<u32>(rng() % 2), static_cast<u32>(rng())};
-    std::vector<DataAccess> acc{
-        {data[pick[0]], args.read_write ? Access::ReadWrite : Access::Write}};
-    for (std::size_t j = 1; j <= reads; ++j) acc.push_back({data[pick[j]], Access::Read});
-    rt.submit(ops[reads], acc, priority, {}, std::as_bytes(std::span(&args, 1)));
-    // The same task on the host copy, now.
-    Item& out = items[pick[0]];
-    for (std::size_t e = 0; e < out.expected.size(); ++e) {
-      u32 v = (args.read_write ? 3u * out.expected[e] : 0u) + args.salt;
-      for (std::size_t j = 1; j <= reads; ++j) {
-        const Item& in = items[pick[j]];
-        v += static_cast<u32>(j) * in.expected[e % in.expected.size()];
-      }
-      out.expected[e] = v;
-    }
+    submit_op(pick[0], std::vector<std::size_t>(pick.begin() + 1, pick.begin() + 1 + reads), args,
+              priority);
   }
   if (rng() % 2) {
     rt.wait_all();
@@ -330,7 +364,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   const std::uint64_t seed = env_or("CONVEYOR_DIFF_SEED", 20261122);
   const std::uint64_t graphs = env_or("CONVEYOR_DIFF_GRAPHS", 4000);
   std::mt19937_64 rng(seed);
-  std::vector<Codelet> ops{make_op("op0"), make_op("op1"), make_op("op2")};
+  std::vector<Codelet> ops{make_op("op0"), make_op("op1"), make_op("op2"), make_op("op3")};
   Codelet peek = make_peek();
   const std::string platform = test::write_platform_file(test::switch_platform(4));
   std::vector<Config> configs = configurations(rng, platform);

@@ -25,8 +25,8 @@ void accumulate(const double* x, double* y, std::size_t n, void* stream);
 struct DiffOp {
   std::uint32_t* out;
   std::uint32_t count, read_write, salt, reads;
-  const std::uint32_t* in[2];
-  std::uint32_t in_count[2];
+  const std::uint32_t* in[3];  // up to 3 inputs: the halo ops read a tile and its two neighbours
+  std::uint32_t in_count[3];
 };
 void diff_op(const DiffOp& op, void* stream);
 
