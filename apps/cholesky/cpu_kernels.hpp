@@ -12,23 +12,15 @@
 /// `cpu_*` use OpenBLAS/LAPACKE when Conveyor was built with them (see cpu_kernel_library()), else
 /// the plain loops `loop_*`, which are always built: they are the fallback and a second opinion.
 ///
-///   conveyor::apps::cholesky::use_single_threaded_blas();   // one BLAS thread per task
+///   conveyor::apps::common::use_single_threaded_blas();     // one BLAS thread per task
 ///   cpu_potrf<double>(nb, a, lda);                          // throws Error if not positive
 ///   definite
 #include <string>
-
-#include "common/blas_threads.hpp"
 
 namespace conveyor::apps::cholesky {
 
 /// "OpenBLAS 0.3.21 (LAPACKE)" or "loops" (no BLAS found at build time).
 std::string cpu_kernel_library();
-/// Makes every BLAS call single-threaded: the runtime runs one task per core, and a multithreaded
-/// BLAS inside each task would oversubscribe the cores. No-op without OpenBLAS. Shared by the apps
-/// (common/blas_threads.hpp); named here too for the callers of the Cholesky kernels.
-using common::use_single_threaded_blas;
-/// Lets BLAS use every core again (for work done outside the task graph, e.g. the residual check).
-using common::use_all_threads_blas;
 
 template <typename T>
 void cpu_potrf(int n, T* a, int lda);

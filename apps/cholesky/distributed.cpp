@@ -11,6 +11,7 @@
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/graph.hpp"
 #include "cholesky/matrix.hpp"
+#include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -109,7 +110,7 @@ void submit_graph(Distributed& dist, const CholeskyCodelets& c, Tiles<T>& t) {
 
 template <typename T>
 DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
-  use_single_threaded_blas();
+  common::use_single_threaded_blas();
   const bool root = dist.rank() == 0;
   DistributedResult result;
   CholeskyCodelets codelets(cfg.precision);

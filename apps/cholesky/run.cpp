@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/block_size.hpp"
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl_kernels.hpp"
+#include "common/blas_threads.hpp"
+#include "common/block_size.hpp"
 #include "common/host_memory.hpp"
 #include "common/median.hpp"
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
@@ -77,7 +77,7 @@ RunResult run_typed(const RunConfig& c) {
   result.block = block_for(c);
   result.cpu_kernels = cpu_kernel_library();
   // One BLAS thread per task: the runtime already runs one task per core.
-  use_single_threaded_blas();
+  common::use_single_threaded_blas();
 
   // Declared before the runtime so that it outlives it (the runtime writes back into it at the
   // end), but allocated after: the runtime rejects a bad scheduler before the memory is taken.
@@ -215,12 +215,7 @@ void validate(const RunConfig& c) {
   common::require_host_memory("cholesky", c.n, need);
 }
 
-int block_for(const RunConfig& c) {
-  if (c.block > 0) return c.block;
-  int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
-  return default_block(c.n, cpus + static_cast<int>(c.runtime.devices.size()),
-                       cpus == 0 ? kMaxDeviceBlock : kMaxDefaultBlock);
-}
+int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
 
 RunResult run_cholesky(const RunConfig& config) {
   validate(config);

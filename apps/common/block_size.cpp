@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "conveyor/topology.hpp"
+
 namespace conveyor::apps::common {
 
 int default_block(int n, int workers, int max_block) {
@@ -16,6 +18,13 @@ int default_block(int n, int workers, int max_block) {
   // least that many (the last, ragged tile takes the rest), and never below the granule.
   const int block = (n + tiles - 1) / tiles / kBlockGranule * kBlockGranule;
   return std::max(block, kBlockGranule);
+}
+
+int block_for(int n, int block, const RuntimeOptions& options) {
+  if (block > 0) return block;
+  const int cpus = options.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options.cpus;
+  return default_block(n, cpus + static_cast<int>(options.devices.size()),
+                       cpus == 0 ? kMaxDeviceBlock : kMaxDefaultBlock);
 }
 
 }  // namespace conveyor::apps::common

@@ -18,6 +18,8 @@
 ///   default_block(8192, 16) ==  512   (16 tiles per side)
 ///   default_block(2048, 2)  ==  320   (7 tiles per side, the last one narrower)
 ///   default_block(32768, 1, kMaxDeviceBlock) == 2048   (one GPU: 16 tiles per side)
+#include "conveyor/runtime.hpp"
+
 namespace conveyor::apps::common {
 
 inline constexpr int kMaxDefaultBlock = 1024;
@@ -28,5 +30,10 @@ inline constexpr int kBlockGranule = 64;      ///< tiles are a multiple of this 
 /// positive. A multiple of kBlockGranule, at least kBlockGranule (one tile when n is smaller), at
 /// most max_block.
 int default_block(int n, int workers, int max_block = kMaxDefaultBlock);
+
+/// `block` when given (> 0), else default_block for the workers a runtime made with `options` has:
+/// its CPU workers (one per core when options.cpus < 0) and its devices, with tiles up to
+/// kMaxDeviceBlock when there are no CPU workers.
+int block_for(int n, int block, const RuntimeOptions& options);
 
 }  // namespace conveyor::apps::common

@@ -11,7 +11,6 @@
 #include "common/median.hpp"
 #include "common/trace_phases.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
 #include "qr/cpu_kernels.hpp"
 #include "qr/matrix.hpp"
 
@@ -108,11 +107,7 @@ void validate(const RunConfig& c) {
   common::require_host_memory("qr", c.n, need);
 }
 
-int block_for(const RunConfig& c) {
-  if (c.block > 0) return c.block;
-  int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
-  return common::default_block(c.n, cpus);
-}
+int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
 
 RunResult run_qr(const RunConfig& config) {
   validate(config);

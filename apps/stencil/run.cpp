@@ -12,7 +12,6 @@
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
 #include "stencil/check.hpp"
 #include "stencil/grid.hpp"
 
@@ -76,12 +75,7 @@ void validate(const RunConfig& c) {
   common::require_host_memory("stencil", c.n, grid * (c.check ? 4 : 2));
 }
 
-int block_for(const RunConfig& c) {
-  if (c.block > 0) return c.block;
-  int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
-  return common::default_block(c.n, cpus + static_cast<int>(c.runtime.devices.size()),
-                               cpus == 0 ? common::kMaxDeviceBlock : common::kMaxDefaultBlock);
-}
+int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
 
 RunResult run_stencil(const RunConfig& c) {
   validate(c);

@@ -13,6 +13,7 @@
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
+#include "common/blas_threads.hpp"
 
 namespace ch = conveyor::apps::cholesky;
 
@@ -23,7 +24,7 @@ int run(int n, int repeat) {
   double best = 0;
   for (int r = 0; r < repeat; ++r) {
     spd.fill(a.data(), n);
-    ch::use_all_threads_blas();
+    conveyor::apps::common::use_all_threads_blas();
     auto start = std::chrono::steady_clock::now();
     lapack_int info;
     if constexpr (sizeof(T) == 4)

@@ -14,9 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "cholesky/block_size.hpp"
 #include "cholesky/cholesky.hpp"
-#include "cholesky/cpu_kernels.hpp"
+#include "common/blas_threads.hpp"
+#include "common/block_size.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
@@ -38,12 +38,12 @@ void factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_
     nb::gil_scoped_release release;
     // One task per worker: a multithreaded BLAS inside each would oversubscribe the cores (the
     // CLI does the same); every thread again afterwards, for the caller's other BLAS calls.
-    cholesky::use_single_threaded_blas();
+    apps::common::use_single_threaded_blas();
     struct AllThreadsAfter {
-      ~AllThreadsAfter() { cholesky::use_all_threads_blas(); }
+      ~AllThreadsAfter() { apps::common::use_all_threads_blas(); }
     } all_threads_after;
     Runtime rt(std::move(options));
-    if (block <= 0) block = cholesky::default_block(n, static_cast<int>(rt.workers().size()));
+    if (block <= 0) block = apps::common::default_block(n, static_cast<int>(rt.workers().size()));
     cholesky::CholeskyCodelets codelets(std::is_same_v<T, float> ? cholesky::Precision::Single
                                                                  : cholesky::Precision::Double);
     cholesky::factorize<T>(rt, codelets, data, n, n, block);

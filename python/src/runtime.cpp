@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
-#include "cholesky/cpu_kernels.hpp"
+#include "common/blas_threads.hpp"
 #include "conveyor/codelet.hpp"
 #include "conveyor/data.hpp"
 #include "conveyor/error.hpp"
@@ -241,6 +241,11 @@ class PyRuntime {
     open_.insert(held.get());
     return nb::cast(held.release(), nb::rv_policy::take_ownership);
   }
+  /// The same built-in task `count` times, submitted from C++: bench/python_overhead.py's baseline
+  /// for what a submission from Python adds.
+  TaskId submit_many(const std::string& codelet_name, nb::iterable accesses, std::size_t count) {
+    return submit_builtin(codelet_name, accesses, 0, "", count);
+  }
   void forget(PyAccess* access) { open_.erase(access); }
   void wait() {
     Runtime& rt = runtime();
@@ -267,7 +272,7 @@ class PyRuntime {
     python_errors_.clear();
     for (auto& [data, handle] : registry_) const_cast<PyData*>(data)->owner = nullptr;
     registry_.clear();
-    if (single_threaded_blas_) cholesky::use_all_threads_blas();
+    if (single_threaded_blas_) apps::common::use_all_threads_blas();
     single_threaded_blas_ = false;
   }
 
@@ -395,7 +400,7 @@ class PyRuntime {
     if (!single_threaded_blas_) {
       // One BLAS thread per task, as the apps run: the workers are the parallelism (restored at
       // close).
-      cholesky::use_single_threaded_blas();
+      apps::common::use_single_threaded_blas();
       single_threaded_blas_ = true;
     }
     const Codelet& codelet = *codelets->find(codelet_name);
@@ -405,14 +410,6 @@ class PyRuntime {
     return id;
   }
 
- public:
-  /// The same built-in task `count` times, submitted from C++: bench/python_overhead.py's baseline
-  /// for what a submission from Python adds.
-  TaskId submit_many(const std::string& codelet_name, nb::iterable accesses, std::size_t count) {
-    return submit_builtin(codelet_name, accesses, 0, "", count);
-  }
-
- private:
   std::unique_ptr<cholesky::CholeskyCodelets> single_, double_;  ///< built, once asked for
   bool single_threaded_blas_ = false;
   std::set<PyAccess*> open_;  ///< host accesses not yet released

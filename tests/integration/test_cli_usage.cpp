@@ -74,9 +74,9 @@ TEST_P(CliUsageEveryCommand, UnknownOptionIsOneLineNamingIt) {
 TEST_P(CliUsageEveryCommand, StrayWordIsOneLine) {
   std::string command = GetParam();
   // plot and sim run take positional arguments: give them theirs, then one too many or a bad one.
-  std::string args = command == "plot"       ? "plot a.json b.json"  // -o missing
+  std::string args = command == "plot"      ? "plot a.json b.json"  // -o missing
                      : command == "sim run" ? "sim run hello extra"
-                                             : command + " extra";
+                                            : command + " extra";
   CliResult r = run_cli(args);
   expect_one_usage_line(r, args);
 }

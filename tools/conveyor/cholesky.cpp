@@ -26,7 +26,7 @@ namespace ch = conveyor::apps::cholesky;
 
 struct CholeskyCliOptions {
   int n = 8192;
-  int block = 0;  // not given: chosen from n and the workers (apps/cholesky/block_size.hpp)
+  int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
@@ -50,12 +50,6 @@ struct CholeskyCliOptions {
   std::string grid;  // PxQ: distributed over MPI ranks
   OutputOptions output;
 };
-
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // "cpu" in --devices means CPU workers and "all" the CPUs and every device; the runtime expands
 // the rest (its "all" is every device).

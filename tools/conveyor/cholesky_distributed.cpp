@@ -10,9 +10,9 @@
 #include <iostream>
 #include <thread>
 
-#include "cholesky/block_size.hpp"
 #include "cholesky/distributed.hpp"
 #include "commands.hpp"
+#include "common/block_size.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
@@ -147,7 +147,7 @@ void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
     int cpus = config.runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency())
                                        : config.runtime.cpus;
     int workers = (cpus + static_cast<int>(config.runtime.devices.size())) * grid.size();
-    config.block = ch::default_block(config.n, workers);
+    config.block = apps::common::default_block(config.n, workers);
   }
   ch::validate(config);
   RuntimeOptions options = config.runtime;

@@ -36,12 +36,6 @@ struct QrCliOptions {
   OutputOptions output;
 };
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : ",") + s;
-  return out;
-}
-
 std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");

@@ -1,6 +1,7 @@
 #include "report.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 
@@ -77,6 +78,10 @@ nlohmann::json copy_fields(const RuntimeStats& s) {
           {"write_back_bytes", s.write_back_bytes},
           {"peak_device_bytes", s.peak_device_bytes},
           {"links", links}};
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  return fmt::format("{}", fmt::join(items, sep));
 }
 
 std::string workers_label(const RuntimeOptions& o) {

@@ -64,6 +64,10 @@ std::string fixed(double value, int precision);
 /// peak device use, and `links` (copies and bytes per link that carried any).
 nlohmann::json copy_fields(const RuntimeStats& s);
 
+/// The items separated by `sep`: join({"s", "d"}) == "s,d" (list options as their records show
+/// them).
+std::string join(const std::vector<std::string>& items, const char* sep = ",");
+
 /// The workers a runtime made with `o` has, as result rows name them: "cpu+opencl:0", "cuda:0",
 /// "cpu+4 sim GPUs" on a simulated platform.
 std::string workers_label(const RuntimeOptions& o);

@@ -38,12 +38,6 @@ struct StencilCliOptions {
   OutputOptions output;
 };
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
 // --devices as cholesky takes it: "cpu" means CPU workers, "all" the CPUs and every device; the
 // runtime expands the rest.
 st::RunConfig configuration(const StencilCliOptions& o) {

@@ -63,9 +63,9 @@ std::string usage_message(const CLI::App& root, const CLI::ParseError& error) {
   if (!left.empty()) {
     const std::string& word = left.front();
     // Where commands are expected, a plain word was meant as one.
-    const char* what = word.starts_with("-")  ? "unknown option"
-                       : !commands.empty()    ? "unknown command"
-                                              : "unexpected argument";
+    const char* what = word.starts_with("-") ? "unknown option"
+                       : !commands.empty()   ? "unknown command"
+                                             : "unexpected argument";
     return fmt::format("{}{} '{}' ({}see '{}')", prefix, what, word, listed, help);
   }
   if (!commands.empty() && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr)

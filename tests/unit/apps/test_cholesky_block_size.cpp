@@ -1,11 +1,11 @@
-// The default tile size of conveyor cholesky (apps/cholesky/block_size.hpp).
+// The default tile size of conveyor cholesky (apps/common/block_size.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "cholesky/block_size.hpp"
+#include "common/block_size.hpp"
 
-namespace conveyor::apps::cholesky {
+namespace conveyor::apps::common {
 namespace {
 
 TEST(CholeskyDefaultBlock, TheDocumentedCases) {
@@ -43,4 +43,4 @@ TEST(CholeskyDefaultBlock, SmallMatricesAndNoWorkers) {
 }
 
 }  // namespace
-}  // namespace conveyor::apps::cholesky
+}  // namespace conveyor::apps::common

@@ -11,6 +11,7 @@
 #include "cholesky/cholesky.hpp"
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
+#include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
@@ -71,7 +72,7 @@ TEST(CholeskyGraph, CpuWorkersMatchAWholeMatrixFactorisation) {
   RuntimeOptions options;
   options.cpus = 2;
   Runtime rt(options);
-  use_single_threaded_blas();
+  common::use_single_threaded_blas();
   for (int block : {32, 48, 200, 256}) {  // 48 leaves a ragged edge; 256 > n is one tile
     expect_matches_reference<double>(rt, 200, block);
     expect_matches_reference<float>(rt, 200, block);
@@ -129,7 +130,7 @@ class CholeskyOffload : public test::PerDevice {
     options.offload = {"gemm"};
     options.coherence = coherence;
     Runtime rt(options);
-    use_single_threaded_blas();
+    common::use_single_threaded_blas();
     SpdMatrix spd(n);
     std::vector<T> a(std::size_t(n) * n);
     spd.fill(a.data(), n);
