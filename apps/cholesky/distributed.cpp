@@ -1,52 +1,24 @@
 #include "cholesky/distributed.hpp"
 
-#include <mpi.h>
-
 #include <algorithm>
-#include <chrono>
 #include <string>
-#include <thread>
 #include <type_traits>
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/graph.hpp"
 #include "cholesky/matrix.hpp"
 #include "common/blas_threads.hpp"
+#include "common/host_memory.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
 
-// The application's own collectives (timing, the residual) go on the layer's user communicator;
-// waiting by polling keeps an early rank from spinning on a core that a late rank needs.
-void quiet_wait(MPI_Request& request) {
-  auto sleep = std::chrono::microseconds(1);
-  for (int flag = 0;;) {
-    MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
-    if (flag) return;
-    std::this_thread::sleep_for(sleep);
-    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
-  }
-}
-
-void barrier(MPI_Comm comm) {
-  MPI_Request r;
-  MPI_Ibarrier(comm, &r);
-  quiet_wait(r);
-}
-
-double max_over_ranks(double v, MPI_Comm comm) {
-  double out = 0;
-  MPI_Request r;
-  MPI_Iallreduce(&v, &out, 1, MPI_DOUBLE, MPI_MAX, comm, &r);
-  quiet_wait(r);
-  return out;
-}
-
 template <typename T>
 struct Tiles {
   int n, block, nt;
-  std::vector<std::vector<T>> own;  // this rank's tiles, contiguous (ld = rows)
+  bool backed = true;  // false: a simulated cluster that runs no kernels (addresses only)
+  std::vector<std::unique_ptr<common::HostMatrix<T>>> own;  // this rank's tiles (ld = rows)
   std::vector<DistributedData> data;
   std::size_t size(int i) const { return static_cast<std::size_t>(std::min(block, n - i * block)); }
   DistributedData& at(int i, int j) { return data[static_cast<std::size_t>(i + j * nt)]; }
@@ -69,10 +41,10 @@ void register_tiles(Distributed& dist, Tiles<T>& t, const SpdMatrix& a, ProcessG
         ptr = full + static_cast<long>(i) * t.block + static_cast<long>(j) * t.block * t.n;
         ld = static_cast<std::size_t>(t.n);
       } else if (owner == dist.rank()) {
-        t.own.emplace_back(rows * cols);
-        ptr = t.own.back().data();
+        t.own.push_back(std::make_unique<common::HostMatrix<T>>(rows * cols, t.backed));
+        ptr = t.own.back()->data();
       }
-      if (owner == dist.rank())
+      if (owner == dist.rank() && t.backed)
         for (std::size_t c = 0; c < cols; ++c)
           for (std::size_t r = 0; r < rows; ++r)
             ptr[r + c * ld] = static_cast<T>(
@@ -115,7 +87,13 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   DistributedResult result;
   CholeskyCodelets codelets(cfg.precision);
   SpdMatrix a(cfg.n);
-  Tiles<T> t{cfg.n, cfg.block, (cfg.n + cfg.block - 1) / cfg.block, {}, {}};
+  const RuntimeOptions& options = dist.runtime().options();
+  Tiles<T> t{cfg.n,
+             cfg.block,
+             (cfg.n + cfg.block - 1) / cfg.block,
+             options.platform.empty() || options.platform_run_kernels,
+             {},
+             {}};
   result.tiles = t.nt;
   std::vector<T> full;
   if (cfg.check && root) full.resize(static_cast<std::size_t>(cfg.n) * cfg.n);
@@ -127,8 +105,9 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   for (int r = 0; r < cfg.repeat; ++r) {
     register_tiles(dist, t, a, cfg.grid, full.empty() ? nullptr : full.data());
     dist.reset_stats();
-    barrier(dist.communicator());
-    auto start = std::chrono::steady_clock::now();
+    dist.barrier();
+    // The runtime's clock: virtual time on a simulated cluster.
+    double start = dist.runtime().seconds();
     try {
       submit_graph(dist, codelets, t);
       dist.wait_all();
@@ -136,8 +115,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
       unregister_all();
       throw;
     }
-    double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double time = max_over_ranks(mine, dist.communicator());
+    double time = dist.max_over_ranks(dist.runtime().seconds() - start);
     result.times_s.push_back(time);
     std::vector<DistributedStats> ranks = dist.all_stats();
     if (r == 0 || time < result.time_s) {
@@ -161,9 +139,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
     dist.wait_all();
     for (const auto& s : dist.all_stats()) result.gather_messages += s.messages_sent;
     double residual = root ? cholesky_residual(a, full.data(), cfg.n) : 0.0;
-    MPI_Request req;
-    MPI_Ibcast(&residual, 1, MPI_DOUBLE, 0, dist.communicator(), &req);
-    quiet_wait(req);
+    dist.broadcast(&residual, sizeof residual, 0);
     result.checked = true;
     result.residual = residual;
   }
@@ -174,6 +150,11 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
 }  // namespace
 
 DistributedResult run_distributed(Distributed& dist, const DistributedConfig& c) {
+  const RuntimeOptions& options = dist.runtime().options();
+  if (c.check && !options.platform.empty() && !options.platform_run_kernels)
+    throw UsageError(
+        "cholesky: --check on a simulated platform needs --sim-run-kernels (otherwise no kernel "
+        "runs and nothing can be checked)");
   if (c.n <= 0)
     throw UsageError("cholesky: --n must be positive (got " + std::to_string(c.n) + ")");
   if (c.block <= 0)

@@ -1,7 +1,5 @@
 #include "cholesky/run.hpp"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -35,38 +33,6 @@ bool has_device_of_kind(const RunConfig& c, DeviceKind kind) {
   return false;
 }
 
-// A simulated platform that runs no kernels never reads or writes the matrix (the runtime only
-// passes tile addresses around), so a 32768 x 32768 matrix needs no 8 GiB: its address range is
-// reserved, not backed (PROT_NONE: a stray access faults instead of reading garbage).
-template <typename T>
-class HostMatrix {
- public:
-  HostMatrix(std::size_t elements, bool backed) : bytes_(elements * sizeof(T)) {
-    if (backed) {
-      storage_.resize(elements);
-      data_ = storage_.data();
-      return;
-    }
-    void* p = mmap(nullptr, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw Error("cholesky: cannot reserve address space for the matrix");
-    data_ = static_cast<T*>(p);
-    reserved_ = true;
-  }
-  ~HostMatrix() {
-    if (reserved_) munmap(data_, bytes_);
-  }
-  HostMatrix(const HostMatrix&) = delete;
-  HostMatrix& operator=(const HostMatrix&) = delete;
-  T* data() { return data_; }
-  bool backed() const { return !reserved_; }
-
- private:
-  std::size_t bytes_;
-  std::vector<T> storage_;
-  T* data_ = nullptr;
-  bool reserved_ = false;
-};
-
 bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
 // Whether the run touches the matrix: a real run, or a simulated one that runs the kernels.
 bool touches_matrix(const RunConfig& c) { return !simulated(c) || c.runtime.platform_run_kernels; }
@@ -81,7 +47,7 @@ RunResult run_typed(const RunConfig& c) {
 
   // Declared before the runtime so that it outlives it (the runtime writes back into it at the
   // end), but allocated after: the runtime rejects a bad scheduler before the memory is taken.
-  std::unique_ptr<HostMatrix<T>> a;
+  std::unique_ptr<common::HostMatrix<T>> a;
   RuntimeOptions options = c.runtime;
   options.trace = !c.trace.empty();
   std::vector<TracePhase> phases;
@@ -93,8 +59,8 @@ RunResult run_typed(const RunConfig& c) {
   // The generator precomputes O(n^2) row sums: only for a matrix that is filled.
   std::unique_ptr<SpdMatrix> spd;
   if (touches_matrix(c)) spd = std::make_unique<SpdMatrix>(c.n);
-  a = std::make_unique<HostMatrix<T>>(static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n),
-                                      touches_matrix(c));
+  a = std::make_unique<common::HostMatrix<T>>(
+      static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n), touches_matrix(c));
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
   if (!simulated(c)) rt.pin_host(a->data(), static_cast<std::size_t>(c.n) * c.n * sizeof(T));
   CholeskyCodelets codelets(c.precision, simulated(c));

@@ -61,7 +61,8 @@ class MpiSession {
 
 namespace distributed {
 struct DataState;  // the layer's bookkeeping (src/distributed/data_state.hpp)
-}
+class Transport;   // how ranks talk: MPI, or a simulated network (src/distributed/transport.hpp)
+}  // namespace distributed
 
 /// Handle to distributed data: a global tag (registration order, the same on every rank), an
 /// owner rank, and this rank's local copy (the user's memory where given, else a buffer the layer
@@ -108,6 +109,8 @@ class Distributed {
   /// for the ranks of `comm` (duplicated; MPI must be initialised with MPI_THREAD_MULTIPLE, see
   /// MpiSession). Collective over `comm`. Throws UsageError / Error otherwise.
   explicit Distributed(Runtime& runtime, MPI_Comm comm = MPI_COMM_WORLD);
+  /// A rank of a simulated cluster (run_simulated_cluster makes them; not for users).
+  Distributed(Runtime& runtime, std::shared_ptr<distributed::Transport> transport);
   /// Waits for this rank's communication to finish (or fails it after an abort); call wait_all
   /// first to see errors.
   ~Distributed();
@@ -116,7 +119,8 @@ class Distributed {
 
   int rank() const;
   int size() const;
-  /// The communicator given to the constructor (the layer talks on private duplicates of it).
+  /// The communicator given to the constructor (the layer talks on private duplicates of it);
+  /// MPI_COMM_NULL on a simulated cluster (use the collectives below, which work on both).
   MPI_Comm communicator() const;
   Runtime& runtime() const;
 
@@ -186,6 +190,14 @@ class Distributed {
   void reset_stats();
   /// Collective: every rank's stats, indexed by rank (on every rank).
   std::vector<DistributedStats> all_stats();
+
+  /// The application's own collectives (every rank, same order), on MPI or a simulated cluster;
+  /// a rank that waits in them leaves its cores to ranks still computing on the same node.
+  void barrier();
+  /// The largest of every rank's `value` (a run's time: the slowest rank's).
+  double max_over_ranks(double value);
+  /// `root`'s `bytes` at `data` land at `data` on every rank.
+  void broadcast(void* data, std::size_t bytes, int root);
 
   /// Collective: writes one Chrome trace on rank 0 with one process group per rank ("rank R
   /// host", "rank R cuda:0", ...), from each rank's runtime trace (RuntimeOptions::trace). Times

@@ -31,6 +31,10 @@
 
 namespace conveyor {
 
+namespace device {
+class VirtualClock;  // internal: the virtual time of simulated platforms
+}
+
 /// How replicas are kept (seed 003, section 3.3).
 enum class Coherence {
   /// Copy every input of a device task in and every output back, around each device task (the
@@ -122,6 +126,9 @@ struct RuntimeOptions {
   /// copies, for correctness checks on small cases; otherwise no task function runs and no data
   /// is touched.
   bool platform_run_kernels = false;
+  /// Simulated clusters only (docs/simulated-clusters.md): the virtual clock that every rank's
+  /// runtime in the process shares, set by run_simulated_cluster. Leave it empty.
+  std::shared_ptr<device::VirtualClock> platform_clock;
   /// Tasks submitted but not finished at most: past it submit() waits (it never fails) until
   /// enough tasks finish, so that a graph of any size runs in bounded memory. 0 = the environment
   /// variable CONVEYOR_MAX_SUBMITTED when set, else one task per 256 KiB of the host's memory (at

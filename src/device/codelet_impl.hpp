@@ -18,6 +18,10 @@ struct CodeletImpl {
   std::array<TaskFunction, kDeviceKinds> run;  ///< by DeviceKind; empty where there is none
   OpenclProgram program;
   FlopsFunction flops;
+  /// A control task (the MPI layer's sends and receives): on a simulated platform its CPU
+  /// function runs even when kernels do not, and the host's model gives it no time (what it
+  /// starts is timed elsewhere).
+  bool control = false;
 
   const TaskFunction& fn(DeviceKind kind) const { return run[index(kind)]; }
   bool has(DeviceKind kind) const { return static_cast<bool>(fn(kind)); }

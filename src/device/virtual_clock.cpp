@@ -129,6 +129,7 @@ void VirtualClock::take_turn(const void* who) {
 }
 
 void VirtualClock::enter() {
+  if (tl_turn == this) return;  // a simulated cluster's rank thread: on the clock already
   wake(&tl_entered);
   take_turn(&tl_entered);
 }

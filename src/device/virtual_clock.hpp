@@ -61,7 +61,8 @@ class VirtualClock {
   /// Blocks the calling thread until `who`'s turn comes (hold no lock another thread may need).
   void take_turn(const void* who);
   /// The calling thread, not counted yet, becomes runnable and waits for its turn (the thread
-  /// that starts a runtime).
+  /// that starts a runtime); nothing when it holds the turn already (a simulated cluster's rank
+  /// thread, which runs from its first turn).
   void enter();
   int running_threads() const;
   /// Events fired so far (for tests and statistics).

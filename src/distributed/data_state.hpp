@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "conveyor/data.hpp"
+#include "distributed/reserved_memory.hpp"
 
 namespace conveyor::distributed {
 
@@ -19,10 +20,10 @@ struct DataState {
   std::size_t elem_size = 1, rows = 0, cols = 1;
   void* user_ptr = nullptr;  ///< this rank's memory, when the user gave some
   std::size_t user_ld = 0;
-  std::unique_ptr<std::byte[]> buffer;  ///< the layer's memory when the user gave none
-  Data local;                           ///< this rank's copy in the runtime (lazy off the owner)
-  std::uint64_t version = 0;            ///< writes so far
-  std::vector<bool> holders;            ///< ranks whose copy holds `version`
+  LayerBuffer buffer;         ///< the layer's memory when the user gave none
+  Data local;                 ///< this rank's copy in the runtime (lazy off the owner)
+  std::uint64_t version = 0;  ///< writes so far
+  std::vector<bool> holders;  ///< ranks whose copy holds `version`
   std::string name;
   bool registered = true;
 

@@ -19,16 +19,17 @@
 #include <thread>
 
 #include "conveyor/error.hpp"
+#include "device/codelet_impl.hpp"
 #include "distributed/data_state.hpp"
 #include "distributed/failure_guard.hpp"
-#include "distributed/mpi_check.hpp"
-#include "distributed/progress.hpp"
+#include "distributed/mpi_transport.hpp"
+#include "distributed/reserved_memory.hpp"
 
 namespace conveyor {
 
 using distributed::DataState;
 using distributed::Message;
-using distributed::ProgressEngine;
+using distributed::Transport;
 
 namespace {
 
@@ -48,24 +49,13 @@ constexpr int kCommPriority = 1 << 30;
 // The trace's process for the messages of a rank (the runtime's own pids are 1, 2, ...).
 constexpr int kMessagesPid = 900;
 
-// Waits for a non-blocking collective without spinning: Open MPI's blocking collectives poll, and
-// a rank that reaches wait_all early would take a core from a rank still computing on the same
-// node.
-void wait_quietly(MPI_Request& request) {
-  auto sleep = std::chrono::microseconds(1);
-  for (;;) {
-    int flag = 0;
-    CONVEYOR_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
-    if (flag) return;
-    std::this_thread::sleep_for(sleep);
-    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
-  }
-}
-
 Codelet comm_codelet(const char* name, Message::Kind kind,
-                     const std::shared_ptr<ProgressEngine>& engine) {
+                     const std::shared_ptr<Transport>& transport) {
   Codelet c(name);
-  c.cpu([engine, kind](const TaskContext& t) {
+  // On a simulated platform too the function runs (it only hands the message over), and the
+  // transport, not the host's model, says how long the message takes.
+  detail::CodeletAccess::impl(c)->control = true;
+  c.cpu([transport, kind](const TaskContext& t) {
     auto a = t.args<CommArgs>();
     const Buffer& b = t.buffer(0);
     Message m;
@@ -77,8 +67,8 @@ Codelet comm_codelet(const char* name, Message::Kind kind,
     m.rows = b.rows;
     m.cols = b.cols;
     m.ld = b.ld;
-    m.completion = t.defer();  // the worker is free at once; the engine finishes the task
-    engine->post(std::move(m));
+    m.completion = t.defer();  // the worker is free at once; the transport finishes the task
+    transport->post(std::move(m));
   });
   return c;
 }
@@ -87,7 +77,7 @@ Codelet comm_codelet(const char* name, Message::Kind kind,
 
 class Distributed::Impl {
  public:
-  Impl(Runtime& rt, MPI_Comm comm);
+  Impl(Runtime& rt, std::shared_ptr<Transport> transport, MPI_Comm comm);
   ~Impl();
 
   DataState& check(const DistributedData& d, std::string_view use) const;
@@ -101,11 +91,9 @@ class Distributed::Impl {
   }
 
   Runtime& rt_;
-  MPI_Comm user_comm_;
-  MPI_Comm data_comm_ = MPI_COMM_NULL, control_comm_ = MPI_COMM_NULL, coll_comm_ = MPI_COMM_NULL;
+  MPI_Comm user_comm_;  // MPI_COMM_NULL on a simulated cluster
+  std::shared_ptr<Transport> transport_;
   int rank_ = 0, size_ = 1;
-  long tag_ub_ = 32767;
-  std::shared_ptr<ProgressEngine> engine_;
   Codelet send_, recv_;
   std::unique_ptr<distributed::FailureGuard> guard_;
   std::uint64_t next_data_tag_ = 0;
@@ -115,48 +103,26 @@ class Distributed::Impl {
   std::string failed_message_;
 };
 
-Distributed::Impl::Impl(Runtime& rt, MPI_Comm comm)
-    : rt_(rt), user_comm_(comm), send_("mpi_send"), recv_("mpi_recv") {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized)
-    throw UsageError("Distributed: MPI is not initialised (create a conveyor::MpiSession first)");
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_MULTIPLE)
-    throw Error(
-        "Distributed: MPI was initialised without MPI_THREAD_MULTIPLE; the progress thread calls "
-        "MPI next to the submitting thread (use conveyor::MpiSession, or MPI_Init_thread with "
-        "MPI_THREAD_MULTIPLE)");
+Distributed::Impl::Impl(Runtime& rt, std::shared_ptr<Transport> transport, MPI_Comm comm)
+    : rt_(rt),
+      user_comm_(comm),
+      transport_(std::move(transport)),
+      rank_(transport_->rank()),
+      size_(transport_->size()),
+      send_("mpi_send"),
+      recv_("mpi_recv") {
   if (rt.options().cpus == 0)
     throw UsageError(
         "Distributed: the runtime needs a CPU worker (sends and receives are CPU tasks)");
-  // Private communicators: the layer's messages never match the user's, and collectives on
-  // coll_comm_ (main thread) never interleave with the progress thread's traffic.
-  for (MPI_Comm* c : {&data_comm_, &control_comm_, &coll_comm_}) {
-    CONVEYOR_MPI_CHECK(MPI_Comm_dup(comm, c));
-    CONVEYOR_MPI_CHECK(MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN));
-  }
-  MPI_Comm_rank(data_comm_, &rank_);
-  MPI_Comm_size(data_comm_, &size_);
-  int flag = 0;
-  int* ub = nullptr;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
-  if (flag && ub) tag_ub_ = *ub;
   sent_to_.assign(static_cast<std::size_t>(size_), 0);
   received_from_.assign(static_cast<std::size_t>(size_), 0);
-  engine_ = std::make_shared<ProgressEngine>(data_comm_, control_comm_, rank_, size_);
-  if (rt.options().trace) engine_->record_events([&rt] { return rt.seconds(); });
-  send_ = comm_codelet("mpi_send", Message::Kind::Send, engine_);
-  recv_ = comm_codelet("mpi_recv", Message::Kind::Recv, engine_);
-  guard_ = std::make_unique<distributed::FailureGuard>(engine_, rt.workers());
+  if (rt.options().trace) transport_->record_events([&rt] { return rt.seconds(); });
+  send_ = comm_codelet("mpi_send", Message::Kind::Send, transport_);
+  recv_ = comm_codelet("mpi_recv", Message::Kind::Recv, transport_);
+  guard_ = std::make_unique<distributed::FailureGuard>(transport_, rt.workers());
 }
 
-Distributed::Impl::~Impl() {
-  engine_->stop();
-  for (MPI_Comm* c : {&data_comm_, &control_comm_, &coll_comm_})
-    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
-}
+Distributed::Impl::~Impl() { transport_->stop(); }
 
 DataState& Distributed::Impl::check(const DistributedData& d, std::string_view use) const {
   DataState* s = d.state();
@@ -173,9 +139,14 @@ Data& Distributed::Impl::local_copy(DataState& d) {
     if (d.user_ptr) {
       d.local =
           rt_.register_matrix_bytes(d.user_ptr, d.elem_size, d.rows, d.cols, d.user_ld, d.name);
+    } else if (!transport_->real_data()) {
+      // A simulated cluster that runs no kernels: addresses only, as the simulated devices have.
+      d.buffer = distributed::reserve_address_range(d.bytes());
+      d.local =
+          rt_.register_matrix_bytes(d.buffer.get(), d.elem_size, d.rows, d.cols, d.rows, d.name);
     } else {
       // Zeroed so that a rank never computes on stale heap contents, even in a failing run.
-      d.buffer.reset(new std::byte[d.bytes()]());
+      d.buffer = distributed::zeroed_buffer(d.bytes());
       d.local =
           rt_.register_matrix_bytes(d.buffer.get(), d.elem_size, d.rows, d.cols, d.rows, d.name);
     }
@@ -192,8 +163,7 @@ void Distributed::Impl::transfer(DataState& d, int from, int to) {
   const int peer = sending ? to : from;
   std::uint64_t& seq = sending ? sent_to_[static_cast<std::size_t>(peer)]
                                : received_from_[static_cast<std::size_t>(peer)];
-  CommArgs args{peer, static_cast<int>(seq % (static_cast<std::uint64_t>(tag_ub_) + 1)), d.tag,
-                d.version};
+  CommArgs args{peer, static_cast<int>(seq % transport_->tags()), d.tag, d.version};
   ++seq;
   Data& local = local_copy(d);
   std::string name = fmt::format("{} {} v{} {} rank {}", sending ? "send" : "recv", d.describe(),
@@ -267,23 +237,20 @@ void Distributed::Impl::wait_all() {
     local_error = e.what();
   }
   // A failure the guard did not see (a device's asynchronous error): tell the others now.
-  if (!local_error.empty()) engine_->abort(local_error);
+  if (!local_error.empty()) transport_->abort(local_error);
 
   // Agreement: the lowest rank that failed first on its own (its reason is its own) tells all.
-  int origin = engine_->aborted() ? engine_->abort_origin() : INT_MAX;
-  int agreed = INT_MAX;
-  MPI_Request request = MPI_REQUEST_NULL;
-  CONVEYOR_MPI_CHECK(MPI_Iallreduce(&origin, &agreed, 1, MPI_INT, MPI_MIN, coll_comm_, &request));
-  wait_quietly(request);
+  int origin = transport_->aborted() ? transport_->abort_origin() : INT_MAX;
+  std::vector<int> origins(static_cast<std::size_t>(size_));
+  transport_->allgather(&origin, sizeof origin, origins.data());
+  int agreed = *std::min_element(origins.begin(), origins.end());
   if (agreed == INT_MAX) return;
-  char reason[ProgressEngine::kReasonBytes] = {};
+  char reason[Transport::kReasonBytes] = {};
   if (rank_ == agreed) {
-    std::string text = engine_->abort_reason();
+    std::string text = transport_->abort_reason();
     std::strncpy(reason, text.c_str(), sizeof reason - 1);
   }
-  CONVEYOR_MPI_CHECK(
-      MPI_Ibcast(reason, static_cast<int>(sizeof reason), MPI_CHAR, agreed, coll_comm_, &request));
-  wait_quietly(request);
+  transport_->broadcast(reason, sizeof reason, agreed);
   reason[sizeof reason - 1] = '\0';
   failed_ = true;
   failed_message_ = fmt::format("distributed run failed: rank {}: {}", agreed, reason);
@@ -302,7 +269,10 @@ const std::string& DistributedData::name() const {
 Data DistributedData::local() const { return state_ ? state_->local : Data(); }
 
 Distributed::Distributed(Runtime& runtime, MPI_Comm comm)
-    : impl_(std::make_unique<Impl>(runtime, comm)) {}
+    : impl_(std::make_unique<Impl>(runtime, std::make_shared<distributed::MpiTransport>(comm),
+                                   comm)) {}
+Distributed::Distributed(Runtime& runtime, std::shared_ptr<distributed::Transport> transport)
+    : impl_(std::make_unique<Impl>(runtime, std::move(transport), MPI_COMM_NULL)) {}
 Distributed::~Distributed() = default;
 
 int Distributed::rank() const { return impl_->rank_; }
@@ -400,7 +370,7 @@ void Distributed::unregister(DistributedData& data) {
 
 DistributedStats Distributed::stats() const {
   DistributedStats s;
-  auto c = impl_->engine_->counters();
+  auto c = impl_->transport_->counters();
   s.rank = impl_->rank_;
   s.tasks = impl_->tasks_;
   s.tasks_skipped = impl_->skipped_;
@@ -408,24 +378,35 @@ DistributedStats Distributed::stats() const {
   s.bytes_sent = c.bytes_sent;
   s.messages_received = c.received;
   s.bytes_received = c.bytes_received;
-  s.progress_cpu_s = impl_->engine_->cpu_seconds();
-  s.progress_wall_s = impl_->engine_->wall_seconds();
+  s.progress_cpu_s = impl_->transport_->cpu_seconds();
+  s.progress_wall_s = impl_->transport_->wall_seconds();
   return s;
 }
 
 void Distributed::reset_stats() {
-  impl_->engine_->reset_counters();
+  impl_->transport_->reset_counters();
   impl_->tasks_ = impl_->skipped_ = 0;
 }
 
 std::vector<DistributedStats> Distributed::all_stats() {
   DistributedStats mine = stats();
   std::vector<DistributedStats> all(static_cast<std::size_t>(impl_->size_));
-  MPI_Request request = MPI_REQUEST_NULL;
-  CONVEYOR_MPI_CHECK(MPI_Iallgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE,
-                                    impl_->coll_comm_, &request));
-  wait_quietly(request);
+  impl_->transport_->allgather(&mine, sizeof mine, all.data());
   return all;
+}
+
+void Distributed::barrier() { impl_->transport_->barrier(); }
+
+double Distributed::max_over_ranks(double value) {
+  std::vector<double> all(static_cast<std::size_t>(impl_->size_));
+  impl_->transport_->allgather(&value, sizeof value, all.data());
+  return *std::max_element(all.begin(), all.end());
+}
+
+void Distributed::broadcast(void* data, std::size_t bytes, int root) {
+  if (root < 0 || root >= impl_->size_)
+    throw UsageError(fmt::format("broadcast: rank {} does not exist", root));
+  impl_->transport_->broadcast(data, bytes, root);
 }
 
 void Distributed::write_trace(const std::string& path) {
@@ -454,7 +435,7 @@ void Distributed::write_trace(const std::string& path) {
                         {"pid", kMessagesPid},
                         {"tid", tid},
                         {"args", {{"name", tid == 1 ? "sends" : "receives"}}}});
-    for (const auto& e : impl_->engine_->events()) {
+    for (const auto& e : impl_->transport_->events()) {
       bool send = e.kind == Message::Kind::Send;
       events.push_back({{"ph", "X"},
                         {"name", fmt::format("{} {}", send ? "to" : "from", e.peer)},
@@ -467,32 +448,12 @@ void Distributed::write_trace(const std::string& path) {
     }
     mine = doc.dump();
   }
-  int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(static_cast<std::size_t>(impl_->size_));
-  MPI_Request request = MPI_REQUEST_NULL;
-  CONVEYOR_MPI_CHECK(
-      MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, impl_->coll_comm_, &request));
-  wait_quietly(request);
-  std::vector<int> offsets(lengths.size(), 0);
-  std::string all;
-  if (impl_->rank_ == 0) {
-    long total = 0;
-    for (std::size_t r = 0; r < lengths.size(); ++r) {
-      offsets[r] = static_cast<int>(total);
-      total += lengths[r];
-    }
-    if (total > INT_MAX) throw Error("write_trace: the ranks' traces exceed 2 GB together");
-    all.resize(static_cast<std::size_t>(total));
-  }
-  CONVEYOR_MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                                  offsets.data(), MPI_CHAR, 0, impl_->coll_comm_, &request));
-  wait_quietly(request);
+  std::vector<std::string> texts = impl_->transport_->gather(mine, 0);
   if (impl_->rank_ != 0) return;
 
   nlohmann::json events = nlohmann::json::array();
-  for (std::size_t r = 0; r < lengths.size(); ++r) {
-    auto doc = nlohmann::json::parse(
-        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  for (std::size_t r = 0; r < texts.size(); ++r) {
+    auto doc = nlohmann::json::parse(texts[r]);
     for (auto& e : doc["traceEvents"]) {
       // Pids stay small per rank (host 1, devices 2..): rank r's go to 1000 r + pid.
       e["pid"] = static_cast<int>(1000 * r) + e["pid"].get<int>();

@@ -5,12 +5,12 @@
 #include <exception>
 
 #include "device/codelet_impl.hpp"  // the one internal header the layer reads: see the .hpp
-#include "distributed/progress.hpp"
+#include "distributed/transport.hpp"
 
 namespace conveyor::distributed {
 
-FailureGuard::FailureGuard(std::shared_ptr<ProgressEngine> engine, std::vector<std::string> workers)
-    : engine_(std::move(engine)),
+FailureGuard::FailureGuard(std::shared_ptr<Transport> transport, std::vector<std::string> workers)
+    : transport_(std::move(transport)),
       workers_(std::make_shared<const std::vector<std::string>>(std::move(workers))) {}
 
 const Codelet& FailureGuard::guarded(const Codelet& codelet) {
@@ -18,13 +18,13 @@ const Codelet& FailureGuard::guarded(const Codelet& codelet) {
   const void* key = &impl;
   if (auto it = twins_.find(key); it != twins_.end()) return it->second.twin;
 
-  auto wrap = [engine = engine_, workers = workers_](TaskFunction fn) -> TaskFunction {
-    return [fn = std::move(fn), engine, workers](const TaskContext& t) {
+  auto wrap = [transport = transport_, workers = workers_](TaskFunction fn) -> TaskFunction {
+    return [fn = std::move(fn), transport, workers](const TaskContext& t) {
       auto report = [&](const char* what) {
         std::size_t w = static_cast<std::size_t>(t.worker());
         std::string where = w < workers->size() ? (*workers)[w] : std::string(t.device());
-        engine->abort(fmt::format("task '{}' (#{}) failed on {}: {}", t.task_name(), t.task_id(),
-                                  where, what));
+        transport->abort(fmt::format("task '{}' (#{}) failed on {}: {}", t.task_name(), t.task_id(),
+                                     where, what));
       };
       try {
         fn(t);

@@ -3,7 +3,7 @@
 // messages now instead of hanging: the runtime reports failures only from wait_all, and a rank
 // whose task failed never reaches the end of its wait_all while it still expects messages from
 // ranks that wait for its own (cancelled) sends. The guard submits, for each user codelet, a
-// twin with the same name and implementations that reports an exception to the progress engine
+// twin with the same name and implementations that reports an exception to the transport
 // before rethrowing it to the runtime.
 //
 // Reading a codelet's implementations needs the library's internal view of Codelet
@@ -21,11 +21,11 @@
 
 namespace conveyor::distributed {
 
-class ProgressEngine;
+class Transport;
 
 class FailureGuard {
  public:
-  FailureGuard(std::shared_ptr<ProgressEngine> engine, std::vector<std::string> workers);
+  FailureGuard(std::shared_ptr<Transport> transport, std::vector<std::string> workers);
   /// The guarded twin of `codelet` (made once per codelet, then reused).
   const Codelet& guarded(const Codelet& codelet);
 
@@ -34,7 +34,7 @@ class FailureGuard {
     Codelet original;  // keeps the original alive, so its address is not reused by another
     Codelet twin;
   };
-  std::shared_ptr<ProgressEngine> engine_;
+  std::shared_ptr<Transport> transport_;
   std::shared_ptr<const std::vector<std::string>> workers_;
   std::unordered_map<const void*, Entry> twins_;
 };

@@ -113,16 +113,19 @@ int Runtime::Impl::open_drivers(std::vector<std::unique_ptr<device::DeviceDriver
     if (!options_.devices.empty())
       throw UsageError("a simulated platform brings its own devices: leave devices empty");
     auto opened = device::simulated::open_platform(options_.platform, options_.platform_devices,
-                                                   options_.platform_run_kernels, config);
+                                                   options_.platform_run_kernels, config,
+                                                   options_.platform_clock);
     drivers_ = std::move(opened.drivers);
     platform_cores = opened.host_cores;
+    clock_ = &opened.platform->clock();  // also where the platform has no devices
+    platform_ = std::move(opened.platform);
   } else {
     drivers_ = open_devices(options_.devices, config);
   }
   for (auto& d : extra) drivers_.push_back(std::move(d));
   for (auto& d : drivers_) {
     device::VirtualClock* c = d->virtual_clock();
-    if (d == drivers_.front())
+    if (d == drivers_.front() && !platform_)
       clock_ = c;
     else if (c != clock_)
       throw UsageError(fmt::format(
@@ -732,8 +735,9 @@ void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   if (!clock_->cpu_task_seconds)
     throw UsageError("the simulated platform has no model for CPU tasks");
   double start = clock_->thread_now_s();  // after the copies in, owed by this thread
-  double seconds = clock_->cpu_task_seconds(*t->codelet, ctx);
-  if (clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
+  const bool control = t->codelet->control;
+  double seconds = control ? 0.0 : clock_->cpu_task_seconds(*t->codelet, ctx);
+  if (control || clock_->run_cpu_functions) t->codelet->fn(DeviceKind::Cpu)(ctx);
   // Deferred: not done yet, and maybe finished already by another thread (finish_deferred commits
   // its writes); it must not be ended here too (found by bench/soak.sh: a rank on a simulated
   // platform ended its receives before the data came, and hung or crashed).

@@ -11,6 +11,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "device/simulated/json_reader.hpp"
 #include "device/trace.hpp"
 
 namespace conveyor::device::simulated {
@@ -22,74 +23,6 @@ using nlohmann::json;
 // found by a Dijkstra per device over all nodes (cubic in the devices).
 constexpr int kMaxCores = 4096;
 constexpr int kMaxDevices = 256;
-
-// A JSON object read strictly: every key must be known, and the error names the file and the key
-// path ("devices[1].gflops.gemm").
-class Reader {
- public:
-  Reader(const json& j, std::string origin, std::string path)
-      : j_(j), origin_(std::move(origin)), path_(std::move(path)) {
-    if (!j_.is_object()) fail("must be an object");
-  }
-  [[noreturn]] void fail(const std::string& what, const std::string& key = {}) const {
-    std::string where = key.empty() ? path_ : (path_.empty() ? key : path_ + "." + key);
-    throw UsageError(fmt::format("platform file {}: {}{}", origin_,
-                                 where.empty() ? "" : "'" + where + "' ", what));
-  }
-  void allow(std::initializer_list<const char*> keys) const {
-    for (const auto& item : j_.items()) {
-      // Not a structured binding: clang before 16 cannot capture one in the lambda.
-      const std::string& k = item.key();
-      if (std::none_of(keys.begin(), keys.end(), [&](const char* a) { return k == a; })) {
-        std::string known;
-        for (const char* a : keys) known += (known.empty() ? "" : ", ") + std::string(a);
-        fail(fmt::format("is an unknown key (known here: {})", known), k);
-      }
-    }
-  }
-  bool has(const char* key) const { return j_.contains(key); }
-  const json& at(const char* key) const {
-    if (!has(key)) fail("is missing", key);
-    return j_.at(key);
-  }
-  double number(const char* key, double fallback, bool required = false,
-                bool positive = false) const {
-    if (!has(key)) {
-      if (required) fail("is missing", key);
-      return fallback;
-    }
-    const json& v = j_.at(key);
-    if (!v.is_number()) fail("must be a number", key);
-    double x = v.get<double>();
-    if (x < 0) fail(fmt::format("must not be negative (got {})", x), key);
-    if (positive && x == 0) fail("must be positive (got 0)", key);
-    return x;
-  }
-  /// A whole number from 1 to `most`, checked as a double first: casting one beyond int's range
-  /// (1e10 cores) is undefined, and a huge count would make that many devices.
-  int whole(const char* key, double fallback, bool required, int most) const {
-    double x = number(key, fallback, required, true);
-    if (x != std::floor(x)) fail("must be a whole number", key);
-    if (x > most) fail(fmt::format("must be at most {} (got {})", most, x), key);
-    return static_cast<int>(x);
-  }
-  std::string text(const char* key, bool required = false) const {
-    if (!has(key)) {
-      if (required) fail("is missing", key);
-      return {};
-    }
-    if (!j_.at(key).is_string()) fail("must be a string", key);
-    return j_.at(key).get<std::string>();
-  }
-  Reader child(const char* key) const { return Reader(at(key), origin_, join(key)); }
-  std::string join(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-  const json& self() const { return j_; }
-  const std::string& origin() const { return origin_; }
-
- private:
-  const json& j_;
-  std::string origin_, path_;
-};
 
 ComputeModel read_compute(const Reader& r) {
   ComputeModel m;
@@ -155,8 +88,9 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
   p.host_cores = host.whole("cores", 0, true, kMaxCores);
   p.host = read_compute(host);
 
-  const json& devices = top.at("devices");
-  if (!devices.is_array() || devices.empty()) top.fail("must be a non-empty array", "devices");
+  // A node of CPUs only has no devices (or an empty list).
+  const json& devices = top.has("devices") ? top.at("devices") : json::array();
+  if (!devices.is_array()) top.fail("must be an array", "devices");
   std::set<std::string> nodes{"host"};
   for (std::size_t i = 0; i < devices.size(); ++i) {
     Reader d(devices[i], origin, fmt::format("devices[{}]", i));
@@ -237,10 +171,12 @@ PlatformSpec read_platform(const std::string& path) {
 
 // ---- the running platform -----------------------------------------------------------------------
 
-Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
+Platform::Platform(PlatformSpec spec, int devices, bool run_kernels,
+                   std::shared_ptr<VirtualClock> clock)
     : spec_(std::move(spec)),
       devices_(devices == 0 ? static_cast<int>(spec_.devices.size()) : devices),
-      run_kernels_(run_kernels) {
+      run_kernels_(run_kernels),
+      clock_(clock ? clock : std::make_shared<VirtualClock>()) {
   if (devices_ < 0 || devices_ > static_cast<int>(spec_.devices.size()))
     throw UsageError(fmt::format("platform file {}: asked for {} devices, it has {}", spec_.path,
                                  devices, spec_.devices.size()));
@@ -299,10 +235,12 @@ Platform::Platform(PlatformSpec spec, int devices, bool run_kernels)
     if (!has_route(host_node(), device_node(d)) || !has_route(device_node(d), host_node()))
       throw UsageError(fmt::format("platform file {}: 'links' give no route between host and {}",
                                    spec_.path, spec_.devices[d].id));
-  clock_.cpu_task_seconds = [this](const detail::CodeletImpl& c, const TaskContext& ctx) {
-    return spec_.host.seconds(c, ctx, "platform " + spec_.name + ", host");
-  };
-  clock_.run_cpu_functions = run_kernels_;
+  if (!clock) {
+    clock_->cpu_task_seconds = [this](const detail::CodeletImpl& c, const TaskContext& ctx) {
+      return spec_.host.seconds(c, ctx, "platform " + spec_.name + ", host");
+    };
+    clock_->run_cpu_functions = run_kernels_;
+  }
 }
 
 bool Platform::has_route(int from, int to) const { return routes_.count({from, to}) > 0; }
@@ -364,7 +302,7 @@ double Platform::copy_seconds(const std::string& from, const std::string& to,
   // The arithmetic of transfer() for a copy issued now, reserving nothing: the backlog is the
   // latest end of what the route's channels already carry (the copies that the lanes enqueued).
   double latency = 0, gbs = 0, backlog = 0;
-  double now = clock_.now_s();
+  double now = clock_->now_s();
   std::lock_guard lock(mutex_);
   for (int c : route->second) {
     latency += channels_[c].latency_s;

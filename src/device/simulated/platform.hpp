@@ -78,12 +78,15 @@ struct Channel {
 /// copy to the host reserve channels concurrently).
 class Platform final : public ModelledCosts {
  public:
-  /// Uses the first `devices` devices of the spec (0: all).
-  Platform(PlatformSpec spec, int devices, bool run_kernels);
+  /// Uses the first `devices` devices of the spec (0: all). `clock`: the virtual clock to run on
+  /// (a simulated cluster's ranks share one, whose owner sets its CPU model); null: a clock of
+  /// its own, with this platform's host as the CPU model.
+  Platform(PlatformSpec spec, int devices, bool run_kernels,
+           std::shared_ptr<VirtualClock> clock = nullptr);
 
   const PlatformSpec& spec() const { return spec_; }
   int devices() const { return devices_; }
-  VirtualClock& clock() { return clock_; }
+  VirtualClock& clock() { return *clock_; }
   bool run_kernels() const { return run_kernels_; }
 
   /// Node index of "host" (0) and of device d (1 + d).
@@ -119,7 +122,7 @@ class Platform final : public ModelledCosts {
   std::vector<SimulatedDevice*> attached_;
   std::map<std::string, int, std::less<>> node_of_;  ///< "host" and the used devices' ids
   Trace* trace_ = nullptr;                           ///< under mutex_
-  VirtualClock clock_;                               // last: its thread stops first
+  std::shared_ptr<VirtualClock> clock_;
 };
 
 }  // namespace conveyor::device::simulated

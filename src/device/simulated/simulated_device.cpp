@@ -197,9 +197,11 @@ void SimulatedDevice::copy_to_host(const HostRegion& dst, const void* src) {
 }
 
 OpenedPlatform open_platform(const std::string& path, int devices, bool run_kernels,
-                             const DriverConfig& config) {
-  auto platform = std::make_shared<Platform>(read_platform(path), devices, run_kernels);
+                             const DriverConfig& config, std::shared_ptr<VirtualClock> clock) {
+  auto platform =
+      std::make_shared<Platform>(read_platform(path), devices, run_kernels, std::move(clock));
   OpenedPlatform opened;
+  opened.platform = platform;
   opened.host_cores = platform->spec().host_cores;
   for (int d = 0; d < platform->devices(); ++d) {
     auto driver = std::make_unique<SimulatedDevice>(platform, d, config);

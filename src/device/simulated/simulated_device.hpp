@@ -73,11 +73,14 @@ class SimulatedDevice final : public DeviceDriver {
 
 /// The drivers of a simulated platform, as the runtime opens them.
 struct OpenedPlatform {
+  std::shared_ptr<Platform> platform;  ///< its clock runs the runtime, with or without devices
   std::vector<std::unique_ptr<DeviceDriver>> drivers;
   int host_cores = 1;
 };
-/// Reads `path` and builds its first `devices` devices (0: all).
+/// Reads `path` and builds its first `devices` devices (0: all), on `clock` when given (a
+/// simulated cluster's shared clock), else on a clock of the platform's own.
 OpenedPlatform open_platform(const std::string& path, int devices, bool run_kernels,
-                             const DriverConfig& config);
+                             const DriverConfig& config,
+                             std::shared_ptr<VirtualClock> clock = nullptr);
 
 }  // namespace conveyor::device::simulated

@@ -1,4 +1,4 @@
-#include "distributed/progress.hpp"
+#include "distributed/mpi_transport.hpp"
 
 #include <fmt/format.h>
 #include <time.h>
@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <thread>
 
 #include "conveyor/error.hpp"
 #include "distributed/mpi_check.hpp"
@@ -52,6 +53,44 @@ MPI_Request post_request(const Message& m, MPI_Comm comm) {
   return request;
 }
 
+// Waits for a non-blocking collective without spinning: Open MPI's blocking collectives poll, and
+// a rank that reaches wait_all early would take a core from a rank still computing on the same
+// node.
+void wait_quietly(MPI_Request& request) {
+  auto sleep = std::chrono::microseconds(1);
+  for (;;) {
+    int flag = 0;
+    CONVEYOR_MPI_CHECK(MPI_Test(&request, &flag, MPI_STATUS_IGNORE));
+    if (flag) return;
+    std::this_thread::sleep_for(sleep);
+    sleep = std::min(sleep * 2, std::chrono::microseconds(1000));
+  }
+}
+
+// The rank in `comm`, after checking that MPI can carry the layer.
+int checked_rank(MPI_Comm comm) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    throw UsageError("Distributed: MPI is not initialised (create a conveyor::MpiSession first)");
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_MULTIPLE)
+    throw Error(
+        "Distributed: MPI was initialised without MPI_THREAD_MULTIPLE; the progress thread calls "
+        "MPI next to the submitting thread (use conveyor::MpiSession, or MPI_Init_thread with "
+        "MPI_THREAD_MULTIPLE)");
+  int rank = 0;
+  CONVEYOR_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
+int size_of(MPI_Comm comm) {
+  int size = 1;
+  CONVEYOR_MPI_CHECK(MPI_Comm_size(comm, &size));
+  return size;
+}
+
 }  // namespace
 
 void check_mpi(int code, const char* call, const char* file, int line) {
@@ -62,15 +101,26 @@ void check_mpi(int code, const char* call, const char* file, int line) {
   throw Error(fmt::format("{} failed at {}:{}: {}", call, file, line, text));
 }
 
-ProgressEngine::ProgressEngine(MPI_Comm data, MPI_Comm control, int rank, int size)
-    : data_(data), control_(control), rank_(rank), size_(size) {
+MpiTransport::MpiTransport(MPI_Comm comm) : Transport(checked_rank(comm), size_of(comm)) {
+  for (MPI_Comm* c : {&data_, &control_, &coll_}) {
+    CONVEYOR_MPI_CHECK(MPI_Comm_dup(comm, c));
+    CONVEYOR_MPI_CHECK(MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN));
+  }
+  int flag = 0;
+  int* ub = nullptr;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  if (flag && ub) tags_ = static_cast<std::uint64_t>(*ub) + 1;
   started_ = std::chrono::steady_clock::now();
   thread_ = std::thread([this] { loop(); });
 }
 
-ProgressEngine::~ProgressEngine() { stop(); }
+MpiTransport::~MpiTransport() {
+  stop();
+  for (MPI_Comm* c : {&data_, &control_, &coll_})
+    if (*c != MPI_COMM_NULL) MPI_Comm_free(c);
+}
 
-void ProgressEngine::stop() {
+void MpiTransport::stop() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
@@ -79,7 +129,7 @@ void ProgressEngine::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ProgressEngine::post(Message message) {
+void MpiTransport::post(Message message) {
   {
     std::lock_guard lock(mutex_);
     if (!stop_) {
@@ -91,67 +141,31 @@ void ProgressEngine::post(Message message) {
   message.completion.fail("the distributed layer is shutting down");
 }
 
-void ProgressEngine::abort(const std::string& reason) {
+void MpiTransport::abort(const std::string& reason) {
+  if (!record_abort(rank(), reason)) return;  // the first failure is the one reported
   {
     std::lock_guard lock(mutex_);
-    if (origin_ >= 0) return;  // the first failure is the one reported
-    origin_ = rank_;
-    reason_ = reason;
     pending_abort_ = reason;
     abort_to_send_ = true;
   }
-  aborted_.store(true, std::memory_order_release);
   wake_.notify_one();
 }
 
-void ProgressEngine::record_abort(int origin, const std::string& reason) {
-  {
-    std::lock_guard lock(mutex_);
-    if (origin_ >= 0) return;
-    origin_ = origin;
-    reason_ = reason;
-  }
-  aborted_.store(true, std::memory_order_release);
-}
+double MpiTransport::cpu_seconds() const { return static_cast<double>(cpu_ns_.load()) * 1e-9; }
 
-int ProgressEngine::abort_origin() const {
-  std::lock_guard lock(mutex_);
-  return origin_;
-}
-
-std::string ProgressEngine::abort_reason() const {
-  std::lock_guard lock(mutex_);
-  return reason_;
-}
-
-ProgressEngine::Counters ProgressEngine::counters() const {
-  return {sent_.load(), bytes_sent_.load(), received_.load(), bytes_received_.load()};
-}
-
-void ProgressEngine::reset_counters() { sent_ = bytes_sent_ = received_ = bytes_received_ = 0; }
-
-double ProgressEngine::cpu_seconds() const { return static_cast<double>(cpu_ns_.load()) * 1e-9; }
-
-double ProgressEngine::wall_seconds() const {
+double MpiTransport::wall_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
-void ProgressEngine::record_events(std::function<double()> now) { now_ = std::move(now); }
-
-std::vector<ProgressEngine::Event> ProgressEngine::events() const {
-  std::lock_guard lock(mutex_);
-  return events_;
-}
-
-void ProgressEngine::start(Message& m, std::vector<Active>& active) {
+void MpiTransport::start(Message& m, std::vector<Active>& active) {
   Active a;
-  if (now_) a.start_s = now_();
+  a.start_s = now();
   a.request = post_request(m, data_);
   a.message = std::move(m);
   active.push_back(std::move(a));
 }
 
-void ProgressEngine::fail_everything(std::vector<Active>& active, std::vector<Message>& queued) {
+void MpiTransport::fail_everything(std::vector<Active>& active, std::vector<Message>& queued) {
   std::string why = fmt::format("stopped: rank {} failed: {}", abort_origin(), abort_reason());
   for (auto& m : queued) m.completion.fail(why);
   queued.clear();
@@ -166,7 +180,7 @@ void ProgressEngine::fail_everything(std::vector<Active>& active, std::vector<Me
   }
 }
 
-void ProgressEngine::loop() {
+void MpiTransport::loop() {
   std::vector<Active> active;
   std::vector<Message> incoming;
   std::vector<MPI_Request> notices;  // abort notices we sent
@@ -196,8 +210,8 @@ void ProgressEngine::loop() {
     }
     if (broadcast) {
       // Small and sent once per peer: eager messages that complete without the peer's help.
-      for (int r = 0; r < size_; ++r) {
-        if (r == rank_) continue;
+      for (int r = 0; r < size(); ++r) {
+        if (r == rank()) continue;
         MPI_Request req = MPI_REQUEST_NULL;
         MPI_Isend(notice_text.c_str(), static_cast<int>(notice_text.size() + 1), MPI_CHAR, r,
                   kAbortTag, control_, &req);
@@ -256,7 +270,7 @@ void ProgressEngine::loop() {
   shut_down(active, notice_recv, notices);
 }
 
-ProgressEngine::Tested ProgressEngine::test_active(std::vector<Active>& active) {
+MpiTransport::Tested MpiTransport::test_active(std::vector<Active>& active) {
   requests_.resize(active.size());
   for (std::size_t i = 0; i < active.size(); ++i) requests_[i] = active[i].request;
   indices_.resize(active.size());
@@ -288,7 +302,7 @@ ProgressEngine::Tested ProgressEngine::test_active(std::vector<Active>& active) 
   return Tested::Progressed;
 }
 
-void ProgressEngine::complete(Active& a, const MPI_Status& st, bool error_in_status) {
+void MpiTransport::complete(Active& a, const MPI_Status& st, bool error_in_status) {
   if (error_in_status && st.MPI_ERROR != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = {};
     int length = 0;
@@ -300,22 +314,11 @@ void ProgressEngine::complete(Active& a, const MPI_Status& st, bool error_in_sta
     abort(why);
     return;
   }
-  if (now_) {
-    std::lock_guard lock(mutex_);
-    events_.push_back({a.message.kind, a.message.peer, a.message.bytes(), a.start_s, now_()});
-  }
-  if (a.message.kind == Message::Kind::Send) {
-    ++sent_;
-    bytes_sent_ += a.message.bytes();
-  } else {
-    ++received_;
-    bytes_received_ += a.message.bytes();
-  }
-  a.message.completion.done();
+  finished(a.message, a.start_s);
 }
 
-void ProgressEngine::shut_down(std::vector<Active>& active, MPI_Request& notice_recv,
-                               std::vector<MPI_Request>& notices) {
+void MpiTransport::shut_down(std::vector<Active>& active, MPI_Request& notice_recv,
+                             std::vector<MPI_Request>& notices) {
   // Whatever is left belongs to tasks that never completed (no wait_all before the layer went
   // away, or an abort).
   std::vector<Message> incoming;
@@ -341,6 +344,56 @@ void ProgressEngine::shut_down(std::vector<Active>& active, MPI_Request& notice_
   for (auto& req : notices)
     if (req != MPI_REQUEST_NULL) MPI_Request_free(&req);
   cpu_ns_.store(thread_cpu_ns(), std::memory_order_relaxed);
+}
+
+// ---- collectives, on their own communicator, polled by the calling thread --------------------
+
+void MpiTransport::barrier() {
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(MPI_Ibarrier(coll_, &request));
+  wait_quietly(request);
+}
+
+void MpiTransport::allgather(const void* mine, std::size_t bytes, void* all) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(MPI_Iallgather(mine, static_cast<int>(bytes), MPI_BYTE, all,
+                                    static_cast<int>(bytes), MPI_BYTE, coll_, &request));
+  wait_quietly(request);
+}
+
+void MpiTransport::broadcast(void* data, std::size_t bytes, int root) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(MPI_Ibcast(data, static_cast<int>(bytes), MPI_BYTE, root, coll_, &request));
+  wait_quietly(request);
+}
+
+std::vector<std::string> MpiTransport::gather(const std::string& mine, int root) {
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size()));
+  MPI_Request request = MPI_REQUEST_NULL;
+  CONVEYOR_MPI_CHECK(
+      MPI_Igather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, coll_, &request));
+  wait_quietly(request);
+  std::vector<int> offsets(lengths.size(), 0);
+  std::string all;
+  if (rank() == root) {
+    long total = 0;
+    for (std::size_t r = 0; r < lengths.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += lengths[r];
+    }
+    if (total > INT_MAX) throw Error("gather: the ranks' texts exceed 2 GB together");
+    all.resize(static_cast<std::size_t>(total));
+  }
+  CONVEYOR_MPI_CHECK(MPI_Igatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                                  offsets.data(), MPI_CHAR, root, coll_, &request));
+  wait_quietly(request);
+  std::vector<std::string> texts;
+  if (rank() != root) return texts;
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    texts.push_back(
+        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  return texts;
 }
 
 }  // namespace conveyor::distributed
