@@ -166,6 +166,12 @@ class Distributed {
   TaskId submit_on(int rank, const Codelet& codelet, std::span<const DistributedAccess> accesses,
                    int priority = 0, std::string_view name = {},
                    std::span<const std::byte> args = {});
+  TaskId submit_on(int rank, const Codelet& codelet,
+                   std::initializer_list<DistributedAccess> accesses, int priority = 0,
+                   std::string_view name = {}, std::span<const std::byte> args = {}) {
+    return submit_on(rank, codelet, std::span(accesses.begin(), accesses.size()), priority, name,
+                     args);
+  }
 
   /// Collective: waits for this rank's tasks and messages, then agrees with the other ranks.
   /// Throws Error on every rank when a task failed on any rank ("rank R: task ... failed ...").

@@ -152,6 +152,8 @@ std::string resolved_scheduler(const RuntimeOptions& options);
 /// How many devices the simulated platform file (RuntimeOptions::platform) has; throws UsageError
 /// with one line when it cannot be read.
 std::size_t platform_device_count(const std::string& platform_file);
+/// How many CPU cores (host.cores) the simulated platform file has; UsageError as above.
+int platform_host_cores(const std::string& platform_file);
 
 /// Copies over one link (an ordered pair of memory spaces).
 struct LinkStats {

@@ -32,7 +32,9 @@ std::vector<std::unique_ptr<device::DeviceDriver>> open_devices(
 
 std::string resolve_scheduler(const RuntimeOptions& o, bool extra_devices) {
   if (o.scheduler != "auto") return o.scheduler;
-  bool devices = !o.devices.empty() || extra_devices || !o.platform.empty();
+  // A simulated node of CPUs only (a cluster's CPU nodes) has no device to offload to.
+  bool devices = !o.devices.empty() || extra_devices ||
+                 (!o.platform.empty() && platform_device_count(o.platform) > 0);
   return !devices ? "eager" : o.offload.empty() ? "model" : "offload";
 }
 

@@ -85,6 +85,7 @@ std::vector<int> gpu_counts_of(const CholeskyCliOptions& o) {
   std::vector<int> counts = o.gpus;
   if (counts.empty()) {
     int have = static_cast<int>(platform_device_count(o.platform));
+    if (have == 0) return {0};  // a node of CPUs only
     for (int g = 1; g <= have; g *= 2) counts.push_back(g);
     if (counts.back() != have) counts.push_back(have);
   }
@@ -384,12 +385,30 @@ void print_tables(std::ostream& out, const Report& report) {
           r["calibration_tasks"].get<std::uint64_t>());
 }
 
-void run_cholesky_command(const CholeskyCliOptions& o) {
+// A cluster file in --platform: the configuration is the node's, run on every rank of the
+// simulated cluster (one configuration; all of the node's devices unless --gpus says fewer).
+void run_cluster(CholeskyCliOptions o, const nlohmann::json& options) {
+  const std::string cluster = o.platform;
+  o.platform = cluster_node_file(cluster);
+  if (o.gpus.size() > 1) throw UsageError("cholesky: a simulated cluster takes one --gpus count");
+  if (o.gpus.empty()) o.gpus = {static_cast<int>(platform_device_count(o.platform))};
+  if (o.gpus.front() == 0) o.gpus.clear();  // a node of CPUs only: gpu_counts_of says {0}
   auto configs = configurations(o);
+  if (configs.size() > 1)
+    throw UsageError(
+        "cholesky: a distributed run takes one configuration (one precision, one coherence)");
+  run_simulated_cluster_cholesky({configs.front(), o.grid, o.output, options}, cluster);
+}
+
+void run_cholesky_command(const CholeskyCliOptions& o) {
+  const bool cluster = !o.platform.empty() && is_cluster(o.platform);
+  if (cluster && mpi_launched())
+    throw UsageError("cholesky: a simulated cluster runs in one process: leave mpirun out");
+  auto configs = cluster ? std::vector<ch::RunConfig>{} : configurations(o);
   // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
   // exactly as a build without MPI does.
-  const bool distributed = !o.grid.empty() || mpi_launched();
-  if (!distributed)
+  const bool distributed = !cluster && (!o.grid.empty() || mpi_launched());
+  if (!distributed && !cluster)
     for (const auto& c : configs) ch::validate(c);  // every bad option before the first long run
 
   nlohmann::json options = {{"n", o.n},
@@ -399,7 +418,8 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"offload", join(o.offload, ",")},
                             {"coherence", join(o.coherences, ",")},
                             {"prefetch", join(o.prefetch, ",")},
-                            {"scheduler", configs.front().runtime.scheduler},
+                            {"scheduler", configs.empty() ? (o.sched.empty() ? "auto" : o.sched)
+                                                          : configs.front().runtime.scheduler},
                             {"calibrate", o.calibrate},
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
@@ -410,6 +430,10 @@ void run_cholesky_command(const CholeskyCliOptions& o) {
                             {"sim_run_kernels", o.sim_run_kernels},
                             {"warmup", !o.no_warmup},
                             {"pin", !o.no_pin}};
+  if (cluster) {
+    run_cluster(o, options);
+    return;
+  }
   if (distributed) {
     if (!o.platform.empty())
       throw UsageError(

@@ -17,6 +17,7 @@
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
+#include "conveyor/simulated_cluster.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -96,8 +97,45 @@ bool mpi_launched() { return MpiSession::launched(); }
 namespace {
 
 void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size);
+void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, ProcessGrid grid,
+              Distributed& dist, const std::string& cluster);
+
+// Without --block, the tile size suits every rank's workers together, as on one node.
+void default_block(ch::RunConfig& config, int cpus, int ranks) {
+  if (config.block > 0) return;
+  int workers = (cpus + static_cast<int>(config.runtime.devices.size())) * ranks;
+  config.block = apps::common::default_block(config.n, workers);
+}
 
 }  // namespace
+
+bool is_cluster(const std::string& platform) { return is_cluster_file(platform); }
+
+std::string cluster_node_file(const std::string& cluster) { return cluster_node_platform(cluster); }
+
+void run_simulated_cluster_cholesky(const DistributedCholeskyRun& run, const std::string& cluster) {
+  const int nodes = cluster_nodes(cluster);
+  ProcessGrid grid = run.grid.empty() ? ProcessGrid::square(nodes) : ProcessGrid::parse(run.grid);
+  if (grid.size() > nodes)
+    throw UsageError(fmt::format("cholesky: --grid {} needs {} nodes, the cluster {} has {}",
+                                 grid.to_string(), grid.size(), cluster, nodes));
+  ch::RunConfig config = run.config;
+  const std::string node = cluster_node_platform(cluster);
+  const int cpus = config.runtime.cpus < 0 ? platform_host_cores(node) : config.runtime.cpus;
+  const int gpus = config.runtime.platform_devices > 0
+                       ? config.runtime.platform_devices
+                       : static_cast<int>(platform_device_count(node));
+  config.runtime.platform_devices = gpus;
+  default_block(config, cpus + gpus, grid.size());
+  ch::validate(config);
+  SimulatedClusterOptions o;
+  o.cluster = cluster;
+  o.ranks = grid.size();
+  o.runtime = config.runtime;
+  o.runtime.platform.clear();
+  o.runtime.trace = !config.trace.empty();
+  run_simulated_cluster(o, [&](Distributed& dist) { run_rank(run, config, grid, dist, cluster); });
+}
 
 void run_distributed_cholesky(const DistributedCholeskyRun& run) {
   MpiSession mpi;
@@ -142,19 +180,21 @@ void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
       config.runtime.cpus =
           std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_size);
   }
-  // Without --block, the tile size suits every rank's workers together, as on one node.
-  if (config.block <= 0) {
-    int cpus = config.runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency())
-                                       : config.runtime.cpus;
-    int workers = (cpus + static_cast<int>(config.runtime.devices.size())) * grid.size();
-    config.block = apps::common::default_block(config.n, workers);
-  }
+  default_block(config,
+                config.runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency())
+                                        : config.runtime.cpus,
+                grid.size());
   ch::validate(config);
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();
   Runtime rt(options);
   Distributed dist(rt);
+  run_rank(run, config, grid, dist, {});
+}
 
+void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, ProcessGrid grid,
+              Distributed& dist, const std::string& cluster) {
+  const int rank = dist.rank();
   ch::DistributedConfig dc;
   dc.n = config.n;
   dc.block = config.block;
@@ -175,13 +215,17 @@ void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
   if (rank == 0) {
     std::string devices = config.runtime.cpus != 0 ? "cpu" : "";
     for (const auto& d : config.runtime.devices) devices += (devices.empty() ? "" : "+") + d;
+    if (!cluster.empty() && config.runtime.platform_devices > 0)
+      devices += fmt::format("+{} simulated devices", config.runtime.platform_devices);
     nlohmann::json row = {
         {"n", config.n},
         {"block", config.block},
         {"tiles", r.tiles},
         {"precision", ch::to_string(config.precision)},
         {"grid", grid.to_string()},
-        {"ranks", size},
+        {"ranks", dist.size()},
+        {"platform", cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(cluster)},
+        {"simulated", !cluster.empty()},
         {"devices", devices},
         {"coherence", to_string(config.runtime.coherence)},
         {"scheduler", config.runtime.scheduler},
@@ -205,6 +249,10 @@ void run_on_ranks(const DistributedCholeskyRun& run, int rank, int size) {
     report.add_note(
         "GFLOP/s = (n^3/3) / time / 1e9; time from a barrier before the first submit to the end of "
         "the collective wait_all, the slowest rank's");
+    if (!cluster.empty())
+      report.add_note("simulated cluster " + cluster +
+                      ": every rank a thread of this process; times are virtual "
+                      "(docs/simulated-clusters.md)");
     report.add_note(
         "messages: point-to-point tile messages of the factorisation; closed form in "
         "docs/distributed.md");

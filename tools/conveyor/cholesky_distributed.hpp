@@ -24,4 +24,14 @@ bool mpi_launched();
 /// build without MPI.
 void run_distributed_cholesky(const DistributedCholeskyRun& run);
 
+/// Whether `platform` is a cluster file (docs/simulated-clusters.md); false in a build without
+/// MPI, whose platform reader then explains what it expected.
+bool is_cluster(const std::string& platform);
+/// The node platform file a cluster file names.
+std::string cluster_node_file(const std::string& cluster);
+/// The same factorisation on a simulated cluster: every rank a thread of this process, on the
+/// cluster's node platform, messages timed by its network model; prints as rank 0 of an mpirun
+/// run does. UsageError in a build without MPI.
+void run_simulated_cluster_cholesky(const DistributedCholeskyRun& run, const std::string& cluster);
+
 }  // namespace conveyor::cli

@@ -320,4 +320,8 @@ std::size_t platform_device_count(const std::string& platform_file) {
   return device::simulated::read_platform(platform_file).devices.size();
 }
 
+int platform_host_cores(const std::string& platform_file) {
+  return device::simulated::read_platform(platform_file).host_cores;
+}
+
 }  // namespace conveyor
