@@ -1,11 +1,19 @@
 // Device memory as a cache of the host (issue 11): graphs larger than the device run, evicted
 // Modified data is written home exactly once, a task too large for the device fails alone and
-// loses nothing, and two tasks that each fill the device do not keep evicting each other. Run on
-// every device present; and on emulated devices that complete work at once.
+// loses nothing, and two tasks that each fill the device do not keep evicting each other; the tile
+// QR's and the stencil's task graphs (many small read-write tiles; halos read by neighbours)
+// through room for a few tiles give the sequential result exactly. Run on every device present;
+// and on emulated devices that complete work at once.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <numeric>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "conveyor/error.hpp"
@@ -14,6 +22,7 @@
 #include "unit/runtime/emulated_device.hpp"
 #include "unit/runtime/runtime_devices.hpp"
 #include "unit/runtime/simulated_platform.hpp"
+#include "unit/runtime/step_codelet.hpp"
 
 namespace conveyor {
 namespace {
@@ -146,6 +155,180 @@ TEST_P(DeviceMemoryCache, TasksThatFillTheDeviceDoNotEvictEachOtherForever) {
   EXPECT_LE(s.evictions, 2 * 2 * rounds);  // at most both buffers of every task
   EXPECT_LE(s.h2d_copies, 2 * 2 * rounds);
   EXPECT_LE(s.write_backs, 2 * rounds);  // only the written one can be dirty
+}
+
+// Host memory registered piece by piece (tiles of a matrix, as the apps register them) beside a
+// sequential twin: each task goes to the runtime and its steps (step_codelet.hpp) are applied to
+// the twin at once, in submission order. After unregister_all both memories must be equal,
+// padding included.
+class TwinGraph {
+ public:
+  using u32 = std::uint32_t;
+  explicit TwinGraph(Runtime& rt) : rt_(rt) {}
+  /// A new memory of `elements` values, the same random ones in both; returns its index.
+  std::size_t memory(std::size_t elements) {
+    run_.emplace_back(elements);
+    for (u32& x : run_.back()) x = static_cast<u32>(rng_());
+    ref_.push_back(run_.back());
+    return run_.size() - 1;
+  }
+  /// Registers `rows` x `cols` at `offset` of memory `m` (leading dimension `ld`); its index.
+  std::size_t tile(std::size_t m, std::size_t offset, std::size_t rows, std::size_t cols,
+                   std::size_t ld, const std::string& name) {
+    pieces_.push_back({m, offset, rows, cols, ld,
+                       rt_.register_matrix(run_[m].data() + offset, rows, cols, ld, name)});
+    return pieces_.size() - 1;
+  }
+  void submit(const Codelet& c, const std::vector<std::pair<std::size_t, Access>>& accesses,
+              const test::Steps& steps, int priority = 0) {
+    std::vector<DataAccess> acc;
+    std::vector<test::View> twin;
+    for (auto [i, mode] : accesses) {
+      const Piece& p = pieces_[i];
+      acc.push_back({p.data, mode});
+      twin.push_back({ref_[p.m].data() + p.offset, p.rows, p.cols, p.ld});
+    }
+    rt_.submit(c, acc, priority, {}, steps.bytes());
+    test::apply_steps(twin, steps);
+    ++tasks_;
+  }
+  void unregister_all() {
+    for (Piece& p : pieces_) rt_.unregister(p.data);
+  }
+  bool same() const { return run_ == ref_; }
+  std::uint64_t tasks() const { return tasks_; }
+  std::uint64_t bytes() const {  // registered
+    std::uint64_t n = 0;
+    for (const Piece& p : pieces_) n += p.rows * p.cols * sizeof(u32);
+    return n;
+  }
+
+ private:
+  struct Piece {
+    std::size_t m, offset, rows, cols, ld;
+    Data data;
+  };
+  Runtime& rt_;
+  std::mt19937 rng_{20261207};
+  std::deque<std::vector<u32>> run_, ref_;  // a deque: the registered memory never moves
+  std::vector<Piece> pieces_;
+  std::uint64_t tasks_ = 0;
+};
+
+// The tile QR's graph (apps/qr/graph.hpp: its kernels' accesses, program order and priorities;
+// step_codelet.hpp's programs stand in for the kernels) of 4 x 4 tiles of 8 x 8 with a padded
+// leading dimension, T tiles of 4 x 8 and the reflector copies: 6.25 KiB through a device with room
+// for six tiles (tpmqrt's four buffers need 3.5), every task on the device. The panel's tiles are
+// evicted and fetched again step after step; the result is the sequential one exactly.
+TEST_P(DeviceMemoryCache, QrShapedGraphThroughRoomForAFewTiles) {
+  constexpr int nt = 4;
+  constexpr std::size_t b = 8, ib = 4, n = nt * b, ld = n + 3, tile_bytes = b * b * 4;
+  RuntimeOptions o = options(1, 1);
+  o.offload = {"geqrt", "gemqrt", "tpqrt", "tpmqrt"};
+  o.device_memory_limit = 6 * tile_bytes;
+  auto rt = make_runtime(o);
+  std::atomic<std::uint64_t> on_device{0};
+  std::vector<Codelet> qr;
+  for (const char* name : {"geqrt", "gemqrt", "tpqrt", "tpmqrt"})
+    qr.push_back(test::steps_codelet(name, &on_device));
+  TwinGraph g(*rt);
+  auto label = [](const char* what, int i, int j) {
+    return std::string(what) + "[" + std::to_string(i) + "," + std::to_string(j) + "]";
+  };
+  std::vector<std::size_t> a(nt * nt), t(nt * nt), v(nt);
+  std::size_t am = g.memory(ld * n), tm = g.memory(ib * b * nt * nt), vm = g.memory(nt * b * b);
+  for (int j = 0; j < nt; ++j)
+    for (int i = 0; i < nt; ++i)
+      a[i + j * nt] = g.tile(am, i * b + j * b * ld, b, b, ld, label("A", i, j));
+  for (int k = 0; k < nt; ++k) {
+    for (int i = k; i < nt; ++i)
+      t[i + k * nt] = g.tile(tm, (i + k * nt) * ib * b, ib, b, ib, label("T", i, k));
+    v[k] = g.tile(vm, k * b * b, b, b, b, label("V", k, k));
+  }
+  ASSERT_GT(g.bytes(), 3 * o.device_memory_limit);  // the graph does not fit
+  std::mt19937 salts(7);
+  for (const test::QrTask& task : test::qr_tasks(nt, salts)) {
+    std::vector<std::pair<std::size_t, Access>> acc;
+    for (const test::QrAccess& x : task.accesses)
+      acc.push_back({x.what == test::QrData::Tile     ? a[x.i + x.j * nt]
+                     : x.what == test::QrData::Factor ? t[x.i + x.j * nt]
+                                                      : v[x.i],
+                     x.mode});
+    g.submit(qr[static_cast<int>(task.kernel)], acc, task.steps, task.priority);
+  }
+  ASSERT_NO_THROW(rt->wait_all());
+  ASSERT_NO_THROW(g.unregister_all());
+  EXPECT_TRUE(g.same()) << "the QR graph's result differs from the sequential run";
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(g.tasks(), 30u);               // 4 geqrt, 6 gemqrt, 6 tpqrt, 14 tpmqrt
+  EXPECT_EQ(on_device.load(), g.tasks());  // all of them on the device
+  EXPECT_GT(s.evictions, 0u);
+  EXPECT_GT(s.write_backs, 0u);
+  EXPECT_LE(s.peak_device_bytes, o.device_memory_limit);
+}
+
+// The stencil's graph (apps/stencil: two grids of 4 x 4 tiles of 8 x 8, a ragged last row and
+// column, each registered on its own; a sweep writes every tile of one grid from its tile of the
+// other and that tile's up to four neighbours, so each tile and its halo is read by up to five
+// tasks; the grids swap between sweeps) for four sweeps through a device with room for eight
+// tiles (a task's six buffers need six), every task on the device.
+TEST_P(DeviceMemoryCache, StencilShapedGraphThroughRoomForAFewTiles) {
+  constexpr int nt = 4, sweeps = 4;
+  constexpr std::size_t b = 8, n = (nt - 1) * b + 5, tile_bytes = b * b * 4;
+  RuntimeOptions o = options(1, 1);
+  o.offload = {"jacobi"};
+  o.device_memory_limit = 8 * tile_bytes;
+  auto rt = make_runtime(o);
+  std::atomic<std::uint64_t> on_device{0};
+  Codelet jacobi = test::steps_codelet("jacobi", &on_device);
+  TwinGraph g(*rt);
+  auto width = [&](int i) { return i + 1 < nt ? b : n - (nt - 1) * b; };
+  std::vector<std::size_t> grid[2] = {std::vector<std::size_t>(nt * nt),
+                                      std::vector<std::size_t>(nt * nt)};
+  for (int k = 0; k < 2; ++k) {
+    std::size_t m = g.memory(n * n);
+    for (int j = 0; j < nt; ++j)
+      for (int i = 0; i < nt; ++i)
+        grid[k][i + j * nt] = g.tile(
+            m, i * b + j * b * n, width(i), width(j), n,
+            std::string(k ? "B" : "A") + "[" + std::to_string(i) + "," + std::to_string(j) + "]");
+  }
+  ASSERT_GT(g.bytes(), 3 * o.device_memory_limit);  // the graph does not fit
+  std::mt19937 salts(11);
+  for (int sweep = 0; sweep < sweeps; ++sweep) {
+    const auto& in = grid[sweep % 2];
+    const auto& out = grid[(sweep + 1) % 2];
+    for (int j = 0; j < nt; ++j)
+      for (int i = 0; i < nt; ++i) {
+        // out = s + in + 2 north + 3 south; then out = 3 out + s + west + 2 east (those present)
+        std::vector<std::pair<std::size_t, Access>> acc{{out[i + j * nt], Access::Write},
+                                                        {in[i + j * nt], Access::Read}};
+        std::vector<unsigned> first{1}, second;
+        auto neighbour = [&](bool present, int ni, int nj, std::vector<unsigned>& step) {
+          if (!present) return;
+          step.push_back(static_cast<unsigned>(acc.size()));
+          acc.push_back({in[ni + nj * nt], Access::Read});
+        };
+        neighbour(i > 0, i - 1, j, first);
+        neighbour(i + 1 < nt, i + 1, j, first);
+        neighbour(j > 0, i, j - 1, second);
+        neighbour(j + 1 < nt, i, j + 1, second);
+        test::Steps steps;
+        steps.count = 2;
+        steps.step[0] = test::make_step(static_cast<std::uint32_t>(salts()), 0, false, first);
+        steps.step[1] = test::make_step(static_cast<std::uint32_t>(salts()), 0, true, second);
+        g.submit(jacobi, acc, steps, sweeps - sweep);
+      }
+  }
+  ASSERT_NO_THROW(rt->wait_all());
+  ASSERT_NO_THROW(g.unregister_all());
+  EXPECT_TRUE(g.same()) << "the stencil graph's result differs from the sequential run";
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(g.tasks(), static_cast<std::uint64_t>(sweeps * nt * nt));
+  EXPECT_EQ(on_device.load(), g.tasks());
+  EXPECT_GT(s.evictions, 0u);
+  EXPECT_GT(s.write_backs, 0u);
+  EXPECT_LE(s.peak_device_bytes, o.device_memory_limit);
 }
 
 CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(DeviceMemoryCache);
