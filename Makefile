@@ -38,7 +38,8 @@ run: build
 	@echo "figures and JSON results are in $(RESULTS)/"
 
 # The runtime's own small test binary under ThreadSanitizer and AddressSanitizer + UBSan (undefined
-# behaviour is fatal there), and the simulator's tests under the latter (only those targets are
+# behaviour is fatal there), the simulated clusters' tests (ranks as threads) under the former, and
+# the simulator's tests under the latter (only those targets are
 # built in those presets, without the OpenCL backend to keep CI short: the runtime is tested there on
 # emulated devices), then a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, its
 # own clang build of the libraries), then the whole suite (ctest), then the Python package's tests
@@ -49,6 +50,10 @@ test: build
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
 	  build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done
+	if ninja -C build/tsan -t targets all | grep -q '^conveyor_distributed_unit_tests:'; then \
+	  cmake --build build/tsan -j $(JOBS) --target conveyor_distributed_unit_tests && \
+	  build/tsan/tests/conveyor_distributed_unit_tests || exit 1; \
+	fi
 	cmake --build build/asan -j $(JOBS) --target conveyor_sim_tests
 	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_sim_tests
 	FUZZ_SECONDS=7 JOBS=$(JOBS) scripts/fuzz.sh
