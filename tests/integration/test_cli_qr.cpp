@@ -99,10 +99,12 @@ TEST(CliQr, TraceCarriesTheTasksAndThePhases) {
 }
 
 TEST(CliQr, BadInputIsOneLineAndExitTwo) {
-  for (const char* args : {"--n 0", "--n -4", "--block 0", "--block -3", "--ib 0", "--precision q",
-                           "--devices cuda:0", "--devices cpu,opencl:0", "--devices all",
-                           "--repeat 0", "--cpus 0", "--n 64 --sched fastest",
-                           "--n 64 --precision s,d --trace t.json", "--n 4000000", "--bogus"}) {
+  for (const char* args :
+       {"--n 0", "--n -4", "--block 0", "--block -3", "--ib 0", "--precision q", "--devices cuda:0",
+        "--devices cpu,opencl:0", "--devices all", "--repeat 0", "--cpus 0",
+        "--n 64 --sched fastest", "--n 64 --precision s,d --trace t.json", "--n 4000000", "--bogus",
+        // Without mpirun, --grid needs one rank (with MPI) or is refused (without): bad usage.
+        "--n 64 --grid 2x2", "--n 64 --grid 2y2", "--n 64 --grid 1x1 --precision s,d"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("qr ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

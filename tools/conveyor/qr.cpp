@@ -13,6 +13,7 @@
 #include "conveyor/error.hpp"
 #include "qr/matrix.hpp"
 #include "qr/run.hpp"
+#include "qr_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -33,6 +34,7 @@ struct QrCliOptions {
   bool no_pin = false;
   bool check = false;
   std::string trace;
+  std::string grid;  // PxQ: distributed over MPI ranks
   OutputOptions output;
 };
 
@@ -140,7 +142,11 @@ void print_tables(std::ostream& out, const Report& report) {
 
 void run_qr_command(const QrCliOptions& o) {
   auto configs = configurations(o);
-  for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
+  // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
+  // exactly as a build without MPI does.
+  const bool distributed = !o.grid.empty() || mpi_launched();
+  if (!distributed)
+    for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
 
   nlohmann::json options = {{"n", o.n},
                             {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
@@ -153,6 +159,12 @@ void run_qr_command(const QrCliOptions& o) {
                             {"check", o.check},
                             {"warmup", !o.no_warmup},
                             {"pin", !o.no_pin}};
+  if (distributed) {
+    if (configs.size() > 1)
+      throw UsageError("qr: a distributed run takes one configuration (one precision)");
+    run_distributed_qr({configs.front(), o.grid, o.output, options});
+    return;
+  }
   Report report("qr", options);
   std::vector<std::string> failures;
   for (const auto& c : configs) {
@@ -229,6 +241,11 @@ void add_qr_command(CLI::App& app) {
                     "roundoff; exit 1 when above");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
+  command
+      ->add_option("--grid", o->grid,
+                   "Distribute over MPI ranks on a P x Q process grid, tiles 2D block-cyclic (run "
+                   "under mpirun -np P*Q; default under mpirun: the most square grid)")
+      ->option_text("PxQ");
   add_output_options(*command, o->output);
   command->footer(
       "Examples:\n"
@@ -238,6 +255,8 @@ void add_qr_command(CLI::App& app) {
       "  conveyor qr --n 1000 --block 96 --ib 40 --check   ragged last tile, ib not dividing B\n"
       "  conveyor qr --n 4096 --repeat 3 --json-out qr.json\n"
       "  conveyor qr --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
+      "  mpirun -np 4 conveyor qr --n 4096 --block 256 --grid 2x2 --check\n"
+      "      4 ranks, tiles 2D block-cyclic, checked on rank 0\n"
       "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
       "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "
       "below),\ntpmqrt (each tile right of those); docs/qr.md.");

@@ -1,0 +1,62 @@
+#pragma once
+/// The tile QR factorisation on several ranks (`conveyor qr --grid PxQ` under mpirun): the same
+/// task flow as factorize() (graph.hpp), submitted on every rank through a Distributed layer, with
+/// the tiles of A 2D block-cyclic on a P x Q process grid. The T factor T_ik lives with A_ik, the
+/// copy V_k of the diagonal tile's reflectors with A_kk. Each rank stores only its own tiles (and,
+/// with the check, rank 0 the whole matrix and every T factor, into which they are gathered at the
+/// end). Every task runs on the owner of the first tile it writes (owner-computes) except
+/// tpmqrt(i, j, k), which runs on A_ij's owner, so that every rank updates its own tiles of the
+/// trailing matrix at every step (distributed.cpp says why).
+///
+///   conveyor::MpiSession mpi;
+///   conveyor::Runtime rt;
+///   conveyor::Distributed dist(rt);
+///   DistributedConfig c;  c.n = 4096;  c.block = 256;  c.grid = {2, 2};  c.check = true;
+///   DistributedResult r = run_distributed(dist, c);   // same result on every rank
+///   bool ok = r.passed();
+#include <cstdint>
+#include <vector>
+
+#include "conveyor/distributed.hpp"
+#include "conveyor/process_grid.hpp"
+#include "qr/check.hpp"
+#include "qr/qr.hpp"
+
+namespace conveyor::apps::qr {
+
+struct DistributedConfig {
+  int n = 4096;
+  int block = 512;
+  int ib = 32;  ///< inner blocking; taken as min(ib, block)
+  Precision precision = Precision::Double;
+  ProcessGrid grid;    ///< p * q must equal the number of ranks
+  int repeat = 1;      ///< factorisations timed; the fastest is reported
+  bool warmup = true;  ///< each rank factorises a 3 x 3-tile matrix alone first (not simulated)
+  bool check = false;  ///< gather A and T on rank 0 and check there, as check_qr does
+};
+
+struct DistributedResult {
+  double time_s = 0;  ///< fastest factorisation: barrier to the end of the collective wait_all
+  std::vector<double> times_s;
+  double median_time_s = 0;
+  double gflops = 0;  ///< 4/3 n^3 / time_s
+  int tiles = 0;
+  int ib = 0;  ///< the inner blocking used
+  /// Per rank, for the fastest factorisation (gather messages not included).
+  std::vector<DistributedStats> ranks;
+  std::uint64_t messages = 0, bytes = 0;  ///< sent by all ranks
+  bool checked = false;
+  QrCheck check;
+  double residual_bound = 0, orthogonality_bound = 0;
+  std::uint64_t gather_messages = 0;  ///< messages of the check's gather to rank 0
+  bool passed() const {
+    return !checked ||
+           (check.residual <= residual_bound && check.orthogonality <= orthogonality_bound);
+  }
+};
+
+/// Collective over dist's ranks. Throws UsageError for a bad configuration (on every rank),
+/// Error when a task fails on any rank. A check above its bound is not thrown: see passed().
+DistributedResult run_distributed(Distributed& dist, const DistributedConfig& config);
+
+}  // namespace conveyor::apps::qr

@@ -1,0 +1,114 @@
+// The parts of the distributed commands that do not depend on the application (built with MPI).
+#include "distributed_common.hpp"
+
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ostream>
+#include <thread>
+
+#include "commands.hpp"
+#include "conveyor/device.hpp"
+#include "conveyor/distributed.hpp"
+#include "conveyor/error.hpp"
+
+namespace conveyor::cli {
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// "cuda:local" / "opencl:local" name the device whose index is the rank's rank on its node: one
+// rank per GPU without a wrapper script. With more ranks on a node than devices of that kind, the
+// ranks share them round-robin (2 ranks on a 1-GPU node both use cuda:0).
+std::vector<std::string> resolve_local_devices(std::vector<std::string> devices, int local_rank) {
+  for (auto& d : devices) {
+    auto colon = d.find(':');
+    if (colon == std::string::npos || d.substr(colon + 1) != "local") continue;
+    const std::string kind = d.substr(0, colon + 1);
+    int present = 0;
+    for (const auto& device : all_devices()) present += device->info().id.rfind(kind, 0) == 0;
+    d = kind + std::to_string(present > 0 ? local_rank % present : local_rank);
+  }
+  return devices;
+}
+
+}  // namespace
+
+void run_on_every_rank(const std::function<void(int rank, int size)>& body) {
+  MpiSession mpi;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  try {
+    body(rank, size);
+  } catch (const UsageError&) {
+    if (rank != 0) throw QuietExit{2};
+    throw;
+  } catch (const ValidationError&) {
+    if (rank != 0) throw QuietExit{1};
+    throw;
+  } catch (const Error& e) {
+    if (rank != 0 && std::string_view(e.what()).starts_with("distributed run failed"))
+      throw QuietExit{1};
+    throw;
+  }
+}
+
+ProcessGrid job_grid(std::string_view command, const std::string& grid, int size) {
+  ProcessGrid g = grid.empty() ? ProcessGrid::square(size) : ProcessGrid::parse(grid);
+  if (g.size() != size)
+    throw UsageError(fmt::format("{}: --grid {} needs {} ranks, this job has {} (mpirun -np {})",
+                                 command, g.to_string(), g.size(), size, g.size()));
+  return g;
+}
+
+void share_node(RuntimeOptions& runtime) {
+  const int local_rank = env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0);
+  const int local_size = std::max(1, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1));
+  runtime.devices = resolve_local_devices(runtime.devices, local_rank);
+  // Ranks that share a node share its cores: one pinned worker per core in every rank would put
+  // several workers on each core and pin them all to the same ones.
+  if (local_size > 1) {
+    runtime.pin = false;
+    if (runtime.cpus == -1)
+      runtime.cpus =
+          std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_size);
+  }
+}
+
+int cpu_workers(const RuntimeOptions& runtime) {
+  return runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency()) : runtime.cpus;
+}
+
+nlohmann::json rank_rows(const std::vector<DistributedStats>& ranks) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& s : ranks)
+    rows.push_back({{"rank", s.rank},
+                    {"tasks", s.tasks},
+                    {"messages_sent", s.messages_sent},
+                    {"bytes_sent", s.bytes_sent},
+                    {"messages_received", s.messages_received},
+                    {"bytes_received", s.bytes_received},
+                    {"progress_cpu_s", s.progress_cpu_s},
+                    {"progress_wall_s", s.progress_wall_s}});
+  return rows;
+}
+
+void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks) {
+  out << "\nMessages per rank (factorisation only; MB = 1e6 bytes)\n";
+  Table table({"rank", "tasks", "sent", "MB sent", "received", "MB received", "progress CPU %"});
+  for (const auto& s : ranks)
+    table.add_row(
+        {std::to_string(s.rank), std::to_string(s.tasks), std::to_string(s.messages_sent),
+         fixed(s.bytes_sent / 1e6, 2), std::to_string(s.messages_received),
+         fixed(s.bytes_received / 1e6, 2),
+         fixed(s.progress_wall_s > 0 ? 100 * s.progress_cpu_s / s.progress_wall_s : 0, 1)});
+  table.print(out);
+}
+
+}  // namespace conveyor::cli

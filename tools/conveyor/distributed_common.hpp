@@ -1,0 +1,57 @@
+#pragma once
+// What the CLI's distributed commands (`cholesky --grid`, `qr --grid` under mpirun) share: the
+// job's start and its errors, the process grid, each rank's share of its node, and the per-rank
+// message table of the report. This header needs no MPI, so that the commands' dispatchers
+// (built with and without it) can include it; everything but mpi_launched is defined in
+// distributed_common.cpp, which is built only with MPI, and is called only from code built with
+// it.
+#include <functional>
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conveyor/process_grid.hpp"
+#include "conveyor/runtime.hpp"
+
+namespace conveyor {
+struct DistributedStats;  // conveyor/distributed.hpp, which needs MPI
+}  // namespace conveyor
+
+namespace conveyor::cli {
+
+/// Whether this process was started by an MPI launcher; false in a build without MPI, so that
+/// such a build under mpirun runs the single-node command on each rank, as before. (Defined with
+/// cholesky's distributed command, cholesky_distributed.cpp / cholesky_distributed_none.cpp.)
+bool mpi_launched();
+
+/// Initialises MPI (MpiSession) and runs body(rank, size) on every rank. Errors that every rank
+/// raises alike (a bad option: UsageError, a failed check: ValidationError, a failure the ranks
+/// agreed on: "distributed run failed ...") are printed once, by rank 0; the other ranks end with
+/// the same exit code and no message (QuietExit). Anything else is printed by the rank that has it.
+void run_on_every_rank(const std::function<void(int rank, int size)>& body);
+
+/// The grid of a job of `size` ranks: `grid` ("PxQ") or, when empty, the most square grid of the
+/// ranks. UsageError ("COMMAND: --grid 2x2 needs 4 ranks, this job has 2 (mpirun -np 4)") when the
+/// sizes differ.
+ProcessGrid job_grid(std::string_view command, const std::string& grid, int size);
+
+/// This rank's share of its node: devices named "cuda:local" / "opencl:local" become the device
+/// whose index is the rank's rank on its node (round-robin over the devices of that kind there);
+/// with several ranks on the node, CPU workers are not pinned and, unless --cpus says otherwise,
+/// each rank gets cores / ranks-on-the-node of them.
+void share_node(RuntimeOptions& runtime);
+
+/// The CPU workers a runtime made with `runtime` starts (one per core when cpus < 0).
+int cpu_workers(const RuntimeOptions& runtime);
+
+/// The report's per-rank rows: rank, tasks, messages_sent, bytes_sent, messages_received,
+/// bytes_received, progress_cpu_s, progress_wall_s.
+nlohmann::json rank_rows(const std::vector<DistributedStats>& ranks);
+
+/// The per-rank table of tasks, messages and bytes sent and received and the progress thread's CPU
+/// use, with its caption ("Messages per rank (factorisation only; MB = 1e6 bytes)").
+void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks);
+
+}  // namespace conveyor::cli

@@ -1,0 +1,137 @@
+// conveyor qr --grid PxQ under mpirun: the tile QR factorisation with 2D block-cyclic tiles, one
+// runtime per rank, the messages the ranks exchanged, and with --check the single-node check on
+// rank 0.
+#include "qr_distributed.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "common/block_size.hpp"
+#include "conveyor/distributed.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/process_grid.hpp"
+#include "qr/distributed.hpp"
+#include "qr/matrix.hpp"
+
+namespace conveyor::cli {
+namespace {
+
+namespace qr = conveyor::apps::qr;
+
+std::string sci(double v) { return fmt::format("{:.2e}", v); }
+
+void print(std::ostream& out, const nlohmann::json& row, const qr::DistributedResult& r) {
+  auto counts = qr::task_counts(r.tiles);
+  out << fmt::format(
+      "Distributed QR n = {}, block = {}, ib = {}: {} tiles per side, {} tasks, on {} ranks (grid "
+      "{}, 2D block-cyclic)\n\n",
+      row["n"].get<int>(), row["block"].get<int>(), r.ib, r.tiles, counts.total(), r.ranks.size(),
+      row["grid"].get<std::string>());
+  Table perf({"precision", "grid", "devices", "time s", "GFLOP/s", "residual", "bound",
+              "orthogonality", "bound", "check"});
+  perf.add_row({row["precision"], row["grid"], row["devices"], fixed(r.time_s, 3),
+                fixed(r.gflops, 2), r.checked ? sci(r.check.residual) : "-", sci(r.residual_bound),
+                r.checked ? sci(r.check.orthogonality) : "-", sci(r.orthogonality_bound),
+                row["check"]});
+  perf.print(out);
+  print_rank_table(out, r.ranks);
+  out << fmt::format("\nCommunication: {} messages, {:.2f} MB\n", r.messages, r.bytes / 1e6);
+  if (r.checked)
+    out << fmt::format("Check: {} more messages gathered A and T on rank 0\n", r.gather_messages);
+}
+
+// One rank's share of the run, on its Distributed; rank 0 prints.
+void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessGrid grid,
+              Distributed& dist) {
+  qr::DistributedConfig dc;
+  dc.n = config.n;
+  dc.block = config.block;
+  dc.ib = config.ib;
+  dc.precision = config.precision;
+  dc.grid = grid;
+  dc.repeat = config.repeat;
+  dc.warmup = config.warmup;
+  dc.check = config.check;
+  qr::DistributedResult r = qr::run_distributed(dist, dc);
+  if (!config.trace.empty()) dist.write_trace(config.trace);
+
+  const bool failed = r.checked && !r.passed();
+  if (dist.rank() == 0) {
+    auto checked_or_null = [&](double v) {
+      return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
+    };
+    auto counts = qr::task_counts(r.tiles);
+    nlohmann::json row = {
+        {"n", config.n},
+        {"block", config.block},
+        {"ib", r.ib},
+        {"tiles", r.tiles},
+        {"precision", qr::to_string(config.precision)},
+        {"grid", grid.to_string()},
+        {"ranks", dist.size()},
+        {"devices", "cpu"},
+        {"scheduler", resolved_scheduler(config.runtime)},
+        {"cpu_workers", cpu_workers(config.runtime)},
+        {"gflops", r.gflops},
+        {"time_s", r.time_s},
+        {"median_time_s", r.median_time_s},
+        {"repeat", config.repeat},
+        {"tasks", counts.total()},
+        {"messages", r.messages},
+        {"bytes", r.bytes},
+        {"gather_messages", r.gather_messages},
+        {"residual", checked_or_null(r.check.residual)},
+        {"residual_bound", r.residual_bound},
+        {"orthogonality", checked_or_null(r.check.orthogonality)},
+        {"orthogonality_bound", r.orthogonality_bound},
+        {"check", r.checked ? (failed ? "failed" : "passed") : "not run"},
+        {"per_rank", rank_rows(r.ranks)},
+    };
+    nlohmann::json options_json = run.options;
+    options_json["grid"] = grid.to_string();
+    Report report("qr", options_json);
+    report.add_result(row);
+    report.add_note(
+        "GFLOP/s = (4/3 n^3) / time / 1e9; time from a barrier before the first submit to the end "
+        "of the collective wait_all, the slowest rank's (fastest of --repeat)");
+    report.add_note(
+        "messages: point-to-point tile messages of the factorisation (tiles of A, T factors and "
+        "reflector copies); cpu_workers: per rank");
+    if (config.check)
+      report.add_note(
+          "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
+          "up to 4 n * unit roundoff, computed on rank 0 from the gathered tiles of A and T");
+    emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
+  }
+  if (failed)
+    throw ValidationError(fmt::format(
+        "qr: check failed: residual {:.3e} (bound {:.3e}), orthogonality {:.3e} (bound {:.3e})",
+        r.check.residual, r.residual_bound, r.check.orthogonality, r.orthogonality_bound));
+}
+
+void run_on_ranks(const DistributedQrRun& run, int size) {
+  ProcessGrid grid = job_grid("qr", run.grid, size);
+  qr::RunConfig config = run.config;
+  share_node(config.runtime);
+  // Without --block, the tile size suits every rank's workers together, as on one node.
+  if (config.block <= 0)
+    config.block = apps::common::default_block(config.n, cpu_workers(config.runtime) * size);
+  qr::validate(config);
+  RuntimeOptions options = config.runtime;
+  options.trace = !config.trace.empty();
+  Runtime rt(options);
+  Distributed dist(rt);
+  run_rank(run, config, grid, dist);
+}
+
+}  // namespace
+
+void run_distributed_qr(const DistributedQrRun& run) {
+  run_on_every_rank([&](int, int size) { run_on_ranks(run, size); });
+}
+
+}  // namespace conveyor::cli

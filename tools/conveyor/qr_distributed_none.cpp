@@ -1,0 +1,13 @@
+// Stand-in for builds without MPI: `qr --grid` is a usage error, and nothing else changes.
+#include "conveyor/error.hpp"
+#include "qr_distributed.hpp"
+
+namespace conveyor::cli {
+
+void run_distributed_qr(const DistributedQrRun&) {
+  throw UsageError(
+      "qr: --grid needs a build with MPI (install libopenmpi-dev, configure with "
+      "CONVEYOR_WITH_MPI=AUTO or ON)");
+}
+
+}  // namespace conveyor::cli
