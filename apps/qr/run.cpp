@@ -83,7 +83,7 @@ RunResult run_typed(const RunConfig& c) {
 
 }  // namespace
 
-void validate(const RunConfig& c) {
+void validate(const RunConfig& c, bool needs_memory) {
   if (c.n <= 0) throw UsageError("qr: --n must be positive (got " + std::to_string(c.n) + ")");
   if (c.block < 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(c.block) + ")");
@@ -99,6 +99,7 @@ void validate(const RunConfig& c) {
         "qr: needs LAPACKE (geqrt/tpqrt/...), which was not found when Conveyor was configured; "
         "install OpenBLAS + LAPACKE (scripts/setup-deps.sh) and reconfigure");
 
+  if (!needs_memory) return;
   // The matrix, Q and two double matrices for the check.
   double elements = static_cast<double>(c.n) * c.n;
   double element_bytes = c.precision == Precision::Single ? 4 : 8;

@@ -50,8 +50,9 @@ struct RunResult {
 /// A check above its bound is not thrown here: see RunResult::passed.
 RunResult run_qr(const RunConfig& config);
 
-/// The checks run_qr does first, on their own.
-void validate(const RunConfig& config);
+/// The checks run_qr does first, on their own. `needs_memory` = false leaves out the host-memory
+/// check (a simulated cluster that runs no kernels holds no matrix).
+void validate(const RunConfig& config, bool needs_memory = true);
 
 /// config.block, or the shared default for its n and CPU workers when it is 0.
 int block_for(const RunConfig& config);

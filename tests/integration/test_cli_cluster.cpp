@@ -1,7 +1,7 @@
 // conveyor cholesky on simulated clusters (docs/simulated-clusters.md): every rank's runtime in one
 // process on one virtual clock, the MPI layer's real code over a modelled network. A checked run
 // factorises correctly and sends exactly the closed form's messages; runs repeat exactly; nodes of
-// CPUs only work; bad requests are one line and exit 2.
+// CPUs only work; QR runs there too; bad requests are one line and exit 2.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -77,6 +77,18 @@ TEST(CliCluster, NodesOfCpusOnly) {
   auto row = nlohmann::json::parse(r.out)["results"][0];
   EXPECT_EQ(row["devices"], "cpu");
   EXPECT_EQ(row["messages"], row["closed_form_messages"]);
+}
+
+TEST(CliCluster, QrRunsAndChecksThere) {
+  CliResult r = run_cluster("qr --n 384 --block 64 --platform " + kCpuCluster +
+                            " --grid 2x2 --sim-run-kernels --check --json");
+  if (r.exit_code == -77) GTEST_SKIP() << "no MPI layer in this build";
+  if (r.err.find("needs LAPACKE") != std::string::npos) GTEST_SKIP() << "no LAPACKE";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_GT(row["messages"].get<int>(), 0);
+  EXPECT_GT(row["time_s"].get<double>(), 0.0);
 }
 
 TEST(CliCluster, BadRequestsAreOneLineAndExit2) {

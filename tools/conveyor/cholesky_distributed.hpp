@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cholesky/run.hpp"
+#include "distributed_common.hpp"
 #include "report.hpp"
 
 namespace conveyor::cli {
@@ -16,19 +17,10 @@ struct DistributedCholeskyRun {
   nlohmann::json options;  ///< for the report
 };
 
-/// Whether this process was started by an MPI launcher; false in a build without MPI, so that
-/// such a build under mpirun runs the single-node command on each rank, as before.
-bool mpi_launched();
-
 /// Initialises MPI, runs the distributed factorisation, prints on rank 0. Throws UsageError in a
 /// build without MPI.
 void run_distributed_cholesky(const DistributedCholeskyRun& run);
 
-/// Whether `platform` is a cluster file (docs/simulated-clusters.md); false in a build without
-/// MPI, whose platform reader then explains what it expected.
-bool is_cluster(const std::string& platform);
-/// The node platform file a cluster file names.
-std::string cluster_node_file(const std::string& cluster);
 /// The same factorisation on a simulated cluster: every rank a thread of this process, on the
 /// cluster's node platform, messages timed by its network model; prints as rank 0 of an mpirun
 /// run does. UsageError in a build without MPI.

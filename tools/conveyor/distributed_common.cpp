@@ -13,6 +13,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/simulated_cluster.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -109,6 +110,35 @@ void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ra
          fixed(s.bytes_received / 1e6, 2),
          fixed(s.progress_wall_s > 0 ? 100 * s.progress_cpu_s / s.progress_wall_s : 0, 1)});
   table.print(out);
+}
+
+bool is_cluster(const std::string& platform) { return is_cluster_file(platform); }
+
+std::string cluster_node_file(const std::string& cluster) { return cluster_node_platform(cluster); }
+
+ClusterJob cluster_job(std::string_view command, const std::string& cluster,
+                       const std::string& grid, RuntimeOptions runtime) {
+  const int nodes = cluster_nodes(cluster);
+  ClusterJob job{cluster, grid.empty() ? ProcessGrid::square(nodes) : ProcessGrid::parse(grid),
+                 std::move(runtime)};
+  if (job.grid.size() > nodes)
+    throw UsageError(fmt::format("{}: --grid {} needs {} nodes, the cluster {} has {}", command,
+                                 job.grid.to_string(), job.grid.size(), cluster, nodes));
+  const std::string node = cluster_node_platform(cluster);
+  if (job.runtime.platform_devices == 0)
+    job.runtime.platform_devices = static_cast<int>(platform_device_count(node));
+  job.workers_per_rank = (job.runtime.cpus < 0 ? platform_host_cores(node) : job.runtime.cpus) +
+                         job.runtime.platform_devices;
+  return job;
+}
+
+void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body) {
+  SimulatedClusterOptions o;
+  o.cluster = job.cluster;
+  o.ranks = job.grid.size();
+  o.runtime = job.runtime;
+  o.runtime.platform.clear();  // the cluster's node
+  run_simulated_cluster(o, body);
 }
 
 }  // namespace conveyor::cli

@@ -17,6 +17,7 @@
 
 namespace conveyor {
 struct DistributedStats;  // conveyor/distributed.hpp, which needs MPI
+class Distributed;
 }  // namespace conveyor
 
 namespace conveyor::cli {
@@ -25,6 +26,26 @@ namespace conveyor::cli {
 /// such a build under mpirun runs the single-node command on each rank, as before. (Defined with
 /// cholesky's distributed command, cholesky_distributed.cpp / cholesky_distributed_none.cpp.)
 bool mpi_launched();
+
+/// Whether `platform` is a cluster file (docs/simulated-clusters.md); false in a build without
+/// MPI, whose platform reader then explains what it expected. (Defined beside mpi_launched.)
+bool is_cluster(const std::string& platform);
+/// The node platform file a cluster file names.
+std::string cluster_node_file(const std::string& cluster);
+
+/// A run on a simulated cluster: its process grid (--grid, or the most square grid of all the
+/// nodes; UsageError when the cluster has fewer nodes), each rank's runtime options (all the
+/// node's devices unless platform_devices says fewer) and workers (for the default tile size).
+struct ClusterJob {
+  std::string cluster;
+  ProcessGrid grid;
+  RuntimeOptions runtime;
+  int workers_per_rank = 1;
+};
+ClusterJob cluster_job(std::string_view command, const std::string& cluster,
+                       const std::string& grid, RuntimeOptions runtime);
+/// Runs body on every rank of the job, each a thread of this process (run_simulated_cluster).
+void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body);
 
 /// Initialises MPI (MpiSession) and runs body(rank, size) on every rank. Errors that every rank
 /// raises alike (a bad option: UsageError, a failed check: ValidationError, a failure the ranks

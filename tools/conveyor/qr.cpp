@@ -34,7 +34,9 @@ struct QrCliOptions {
   bool no_pin = false;
   bool check = false;
   std::string trace;
-  std::string grid;  // PxQ: distributed over MPI ranks
+  std::string grid;      // PxQ: distributed over MPI ranks
+  std::string platform;  // a simulated cluster file
+  bool sim_run_kernels = false;
   OutputOptions output;
 };
 
@@ -144,7 +146,13 @@ void run_qr_command(const QrCliOptions& o) {
   auto configs = configurations(o);
   // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
   // exactly as a build without MPI does.
-  const bool distributed = !o.grid.empty() || mpi_launched();
+  const bool distributed = !o.grid.empty() || mpi_launched() || !o.platform.empty();
+  if (!o.platform.empty() && !is_cluster(o.platform))
+    throw UsageError(
+        "qr: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
+        "simulated node is not supported by qr yet");
+  if (o.sim_run_kernels && o.platform.empty())
+    throw UsageError("qr: --sim-run-kernels needs --platform");
   if (!distributed)
     for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
 
@@ -162,6 +170,14 @@ void run_qr_command(const QrCliOptions& o) {
   if (distributed) {
     if (configs.size() > 1)
       throw UsageError("qr: a distributed run takes one configuration (one precision)");
+    if (!o.platform.empty()) {
+      if (mpi_launched())
+        throw UsageError("qr: a simulated cluster runs in one process: leave mpirun out");
+      qr::RunConfig c = configs.front();
+      c.runtime.platform_run_kernels = o.sim_run_kernels;
+      run_simulated_cluster_qr({c, o.grid, o.output, options}, o.platform);
+      return;
+    }
     run_distributed_qr({configs.front(), o.grid, o.output, options});
     return;
   }
@@ -246,6 +262,15 @@ void add_qr_command(CLI::App& app) {
                    "Distribute over MPI ranks on a P x Q process grid, tiles 2D block-cyclic (run "
                    "under mpirun -np P*Q; default under mpirun: the most square grid)")
       ->option_text("PxQ");
+  command
+      ->add_option("--platform", o->platform,
+                   "A simulated cluster file (docs/simulated-clusters.md): every rank in this "
+                   "process on modelled nodes and network, times virtual; with --grid PxQ")
+      ->check(CLI::ExistingFile)
+      ->option_text("CLUSTER");
+  command->add_flag(
+      "--sim-run-kernels", o->sim_run_kernels,
+      "With --platform: also run the kernels and move the data (small n; allows --check)");
   add_output_options(*command, o->output);
   command->footer(
       "Examples:\n"
@@ -256,6 +281,7 @@ void add_qr_command(CLI::App& app) {
       "  conveyor qr --n 4096 --repeat 3 --json-out qr.json\n"
       "  conveyor qr --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
       "  mpirun -np 4 conveyor qr --n 4096 --block 256 --grid 2x2 --check\n"
+      "  conveyor qr --n 16384 --block 512 --platform platforms/cluster-64xcpu.json --grid 4x4\n"
       "      4 ranks, tiles 2D block-cyclic, checked on rank 0\n"
       "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
       "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "

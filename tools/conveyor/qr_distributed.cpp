@@ -134,4 +134,17 @@ void run_distributed_qr(const DistributedQrRun& run) {
   run_on_every_rank([&](int, int size) { run_on_ranks(run, size); });
 }
 
+void run_simulated_cluster_qr(const DistributedQrRun& run, const std::string& cluster) {
+  qr::RunConfig config = run.config;
+  config.runtime.trace = !config.trace.empty();
+  ClusterJob job = cluster_job("qr", cluster, run.grid, config.runtime);
+  config.runtime = job.runtime;
+  if (config.block <= 0)
+    config.block = apps::common::default_block(config.n, job.workers_per_rank * job.grid.size());
+  if (config.check && !config.runtime.platform_run_kernels)
+    throw UsageError("qr: --check on a simulated cluster needs --sim-run-kernels");
+  qr::validate(config, config.runtime.platform_run_kernels);
+  run_on_cluster(job, [&](Distributed& dist) { run_rank(run, config, job.grid, dist); });
+}
+
 }  // namespace conveyor::cli

@@ -20,5 +20,8 @@ struct DistributedQrRun {
 /// Initialises MPI, runs the distributed factorisation, prints on rank 0. Throws UsageError in a
 /// build without MPI.
 void run_distributed_qr(const DistributedQrRun& run);
+/// The same factorisation on a simulated cluster (docs/simulated-clusters.md), every rank a thread
+/// of this process; prints as rank 0 of an mpirun run does. UsageError in a build without MPI.
+void run_simulated_cluster_qr(const DistributedQrRun& run, const std::string& cluster);
 
 }  // namespace conveyor::cli

@@ -10,4 +10,8 @@ void run_distributed_qr(const DistributedQrRun&) {
       "CONVEYOR_WITH_MPI=AUTO or ON)");
 }
 
+void run_simulated_cluster_qr(const DistributedQrRun&, const std::string&) {
+  throw UsageError("qr: simulated clusters need a build with MPI (the distributed layer)");
+}
+
 }  // namespace conveyor::cli
