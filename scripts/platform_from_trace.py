@@ -28,15 +28,21 @@ def main():
     a = ap.parse_args()
 
     events = json.load(open(a.trace))["traceEvents"]
-    # A distributed run's trace (conveyor cholesky --grid --trace) has every rank: rank 0's own
-    # processes (pids below 1000, names "rank 0 ...") describe one node; its messages are not a device.
-    # It has no warm-up factorisation either.
-    events = [e for e in events if e.get("pid", 0) < 900]
-    distributed = False
-    for e in events:
-        if e["ph"] == "M" and e["name"] in ("process_name", "thread_name"):
-            distributed |= e["args"]["name"].startswith("rank 0 ")
-            e["args"]["name"] = e["args"]["name"].removeprefix("rank 0 ")
+    # A distributed run's trace (conveyor cholesky --grid --trace) has every rank, rank r's
+    # processes at pids 1000 r + pid, named "rank r ...": rank 0's describe one node (its cores,
+    # its devices), and every rank's host tasks (pid 1000 r + 1) count towards the host's rates,
+    # so that one rank's luck does not make the model. Messages (pid 1000 r + 900) are not a
+    # device. Such a run has no warm-up factorisation.
+    distributed = any(e["ph"] == "M" and e["name"] == "process_name" and
+                      e["args"]["name"].startswith("rank 0 ") for e in events)
+    if distributed:
+        for e in events:
+            if e.get("pid", 0) % 1000 == 1 and e["ph"] == "X":
+                e["pid"] = 1
+        events = [e for e in events if e.get("pid", 0) < 900]
+        for e in events:
+            if e["ph"] == "M" and e["name"] in ("process_name", "thread_name"):
+                e["args"]["name"] = e["args"]["name"].removeprefix("rank 0 ")
     names, processes = {}, {}
     for e in events:
         if e["ph"] == "M" and e["name"] == "thread_name":

@@ -86,12 +86,12 @@ def main():
             common = ["cholesky", "--block", str(a.block), "--grid", grid, "--json"]
             trace = os.path.join(tmp, f"{grid}.json")
             run(mpirun(ranks, [conveyor] + common + ["--n", str(a.calibrate_n), "--trace", trace]))
-            node = os.path.join(a.out_dir, f"node-{a.machine}-{ranks}ranks.json")
+            node = os.path.join(a.out_dir, f"node-{a.machine}-{grid}.json")
             run([sys.executable, os.path.join(HERE, "platform_from_trace.py"), trace,
-                 "--block", str(a.block), "--name", f"{a.machine}, one of {ranks} ranks", "-o", node])
+                 "--block", str(a.block), "--name", f"{a.machine}, one rank of {grid}", "-o", node])
             with open(node) as f:
                 cores = json.load(f)["host"]["cores"]
-            cluster = os.path.join(a.out_dir, f"cluster-{a.machine}-{ranks}ranks.json")
+            cluster = os.path.join(a.out_dir, f"cluster-{a.machine}-{grid}.json")
             with open(cluster, "w") as f:
                 json.dump({"name": f"{a.machine} x {ranks} ranks",
                            "description": f"Calibrated on {a.machine} by scripts/validate_cluster.py: "
