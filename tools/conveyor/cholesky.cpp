@@ -557,7 +557,9 @@ void add_cholesky_command(CLI::App& app) {
   command
       ->add_option("--platform", o->platform,
                    "Run on a simulated platform (JSON, docs/simulation.md; shipped ones in "
-                   "platforms/): the real runtime in virtual time, kernels not run")
+                   "platforms/): the real runtime in virtual time, kernels not run. A cluster "
+                   "file (platforms/cluster-*.json) with --grid PxQ runs every rank in this "
+                   "process on modelled nodes and network (docs/simulated-clusters.md)")
       ->option_text("FILE");
   command
       ->add_option("--gpus", o->gpus,
@@ -602,6 +604,9 @@ void add_cholesky_command(CLI::App& app) {
       "      the seed's table 5 for 1, 2 and 4 simulated V100s\n"
       "  mpirun -np 4 conveyor cholesky --n 4096 --block 256 --grid 2x2 --check\n"
       "      4 ranks, tiles 2D block-cyclic, messages against the closed form\n"
+      "  conveyor cholesky --n 65536 --block 1024 --platform platforms/cluster-64x4xV100.json \\\n"
+      "      --grid 8x8 --sched model\n"
+      "      64 simulated nodes of 4 V100s in one process (docs/simulated-clusters.md)\n"
       "The matrix is generated (symmetric, diagonally dominant, deterministic). GFLOP/s counts "
       "n^3/3\n"
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");
