@@ -197,6 +197,13 @@ class Distributed {
   /// Collective: every rank's stats, indexed by rank (on every rank).
   std::vector<DistributedStats> all_stats();
 
+  /// Whether a rank that holds the current version of data may send it on to another reader
+  /// (default: yes; every rank must set the same, at the same point of the flow). With it, the
+  /// readers of a version get their copies along a binomial-like tree of holders instead of all
+  /// from the owner, whose network link would otherwise carry every copy (docs/distributed.md,
+  /// "Relayed copies"); message counts and total bytes are the same either way.
+  void set_relay(bool relay);
+
   /// The application's own collectives (every rank, same order), on MPI or a simulated cluster;
   /// a rank that waits in them leaves its cores to ranks still computing on the same node.
   void barrier();

@@ -101,6 +101,7 @@ class Distributed::Impl {
   std::uint64_t tasks_ = 0, skipped_ = 0;
   bool failed_ = false;
   std::string failed_message_;
+  bool relay_ = true;  // holders other than the owner forward copies (DataState::source)
 };
 
 Distributed::Impl::Impl(Runtime& rt, std::shared_ptr<Transport> transport, MPI_Comm comm)
@@ -198,8 +199,9 @@ TaskId Distributed::Impl::submit(int exec, const Codelet& codelet,
   for (std::size_t i = 0; i < accesses.size(); ++i) {
     DataState& d = *states[i];
     if (reads(accesses[i].mode) && !d.holders[static_cast<std::size_t>(exec)]) {
-      transfer(d, d.owner, exec);
-      d.holders[static_cast<std::size_t>(exec)] = true;
+      const int from = d.source(relay_);
+      transfer(d, from, exec);
+      d.add_holder(from, exec);
     }
   }
   TaskId id = 0;
@@ -218,11 +220,10 @@ TaskId Distributed::Impl::submit(int exec, const Codelet& codelet,
     if (!writes(accesses[i].mode)) continue;
     DataState& d = *states[i];
     ++d.version;
-    d.holders.assign(d.holders.size(), false);
-    d.holders[static_cast<std::size_t>(exec)] = true;
+    d.only_holder(exec);
     if (exec != d.owner) {
       transfer(d, exec, d.owner);
-      d.holders[static_cast<std::size_t>(d.owner)] = true;
+      d.add_holder(exec, d.owner);
     }
   }
   return id;
@@ -304,7 +305,7 @@ DistributedData Distributed::register_matrix_bytes(void* ptr, std::size_t elem_s
   s->user_ld = ld;
   s->name = std::move(name);
   s->holders.assign(static_cast<std::size_t>(impl_->size_), false);
-  s->holders[static_cast<std::size_t>(owner)] = true;
+  s->only_holder(owner);
   if (owner == impl_->rank_) impl_->local_copy(*s);
   return DistributedData(std::move(s));
 }
@@ -317,8 +318,9 @@ void Distributed::set_owner(DistributedData& data, int owner) {
                                  owner, impl_->size_));
   if (owner == d.owner) return;
   if (!d.holders[static_cast<std::size_t>(owner)]) {
-    impl_->transfer(d, d.owner, owner);
-    d.holders[static_cast<std::size_t>(owner)] = true;
+    const int from = d.source(impl_->relay_);
+    impl_->transfer(d, from, owner);
+    d.add_holder(from, owner);
   }
   d.owner = owner;
   if (owner == impl_->rank_) impl_->local_copy(d);
@@ -345,8 +347,7 @@ HostAccess Distributed::acquire(const DistributedData& data, Access mode) {
   if (impl_->rank_ == d.owner) access = impl_->rt_.acquire(impl_->local_copy(d), mode);
   if (writes(mode)) {
     ++d.version;
-    d.holders.assign(d.holders.size(), false);
-    d.holders[static_cast<std::size_t>(d.owner)] = true;
+    d.only_holder(d.owner);
   }
   return access;
 }
@@ -357,8 +358,9 @@ void Distributed::gather(const DistributedData& data, int root) {
   if (root < 0 || root >= impl_->size_)
     throw UsageError(fmt::format("gather {}: rank {} does not exist", d.describe(), root));
   if (d.holders[static_cast<std::size_t>(root)]) return;
-  impl_->transfer(d, d.owner, root);
-  d.holders[static_cast<std::size_t>(root)] = true;
+  const int from = d.source(impl_->relay_);
+  impl_->transfer(d, from, root);
+  d.add_holder(from, root);
 }
 
 void Distributed::unregister(DistributedData& data) {
@@ -394,6 +396,8 @@ std::vector<DistributedStats> Distributed::all_stats() {
   impl_->transport_->allgather(&mine, sizeof mine, all.data());
   return all;
 }
+
+void Distributed::set_relay(bool relay) { impl_->relay_ = relay; }
 
 void Distributed::barrier() { impl_->transport_->barrier(); }
 

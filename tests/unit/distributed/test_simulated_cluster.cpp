@@ -26,13 +26,14 @@ class SimulatedCluster : public ::testing::Test {
   void SetUp() override {
     std::ofstream(dir_.path("node.json")) << R"({"name": "node",
       "host": {"cores": 1, "gbs": 1e6}, "links": []})";
-    std::ofstream(dir_.path("cluster.json")) << R"({"name": "c", "nodes": 4, "node": "node.json",
+    std::ofstream(dir_.path("cluster.json")) << R"({"name": "c", "nodes": 8, "node": "node.json",
       "network": {"topology": "crossbar", "nic_gbs": 1, "latency_us": 2, "overhead_us": 1,
                   "eager_bytes": 4096}})";
     options_.cluster = dir_.path("cluster.json");
     options_.runtime.pin = false;
     options_.runtime.perf_models = "none";
     options_.runtime.platform_run_kernels = true;  // the tasks' functions run (and observe)
+    options_.ranks = 4;
   }
   test::ScratchDir dir_;
   SimulatedClusterOptions options_;
@@ -166,8 +167,37 @@ TEST_F(SimulatedCluster, ARankThatThrowsDoesNotLeaveTheOthersWaiting) {
                UsageError);
 }
 
+// Seven ranks read what rank 0 owns: with the relay, holders forward copies along a tree, so the
+// owner sends 3 of the 7 and every reader still gets the right data; without, the owner sends all.
+TEST_F(SimulatedCluster, HoldersRelayCopiesAlongATree) {
+  options_.ranks = 8;
+  for (bool relay : {true, false}) {
+    std::vector<DistributedStats> stats;
+    std::atomic<int> right{0};
+    run_simulated_cluster(options_, [&](Distributed& dist) {
+      dist.set_relay(relay);
+      std::vector<double> mine(512, 7.0);
+      auto d = dist.register_vector(dist.rank() == 0 ? mine.data() : nullptr, 512, 0, "x");
+      Codelet check("check");
+      check.cpu([&](const TaskContext& t) {
+        if (t.data<double>(0)[0] == 7.0 && t.data<double>(0)[511] == 7.0) ++right;
+      });
+      for (int r = 1; r < dist.size(); ++r) dist.submit_on(r, check, {{d, Access::Read}});
+      dist.wait_all();
+      auto all = dist.all_stats();
+      if (dist.rank() == 0) stats = all;
+      dist.unregister(d);
+    });
+    EXPECT_EQ(right.load(), 7);
+    std::uint64_t total = 0;
+    for (const auto& s : stats) total += s.messages_sent;
+    EXPECT_EQ(total, 7u);
+    EXPECT_EQ(stats[0].messages_sent, relay ? 3u : 7u) << (relay ? "relay" : "owner only");
+  }
+}
+
 TEST_F(SimulatedCluster, BadRequestsAreUsageErrors) {
-  options_.ranks = 5;
+  options_.ranks = 9;
   EXPECT_THROW(run_simulated_cluster(options_, [](Distributed&) {}), UsageError);
   options_.ranks = 2;
   options_.cluster = dir_.path("missing.json");
