@@ -304,15 +304,44 @@ Network::Times Network::transfer(int from, int to, std::uint64_t bytes, double r
   if (from == to) throw Error(fmt::format("network: a transfer from node {} to itself", from));
   const double latency = latency_s(from, to);
   std::lock_guard lock(mutex_);
-  double start = ready_s, rate = 0;
+  double rate = 0;
   std::vector<int> p = path(from, to);
   for (int c : p) {
-    start = std::max(start, channels_[c].free_s);
     rate = rate == 0 ? channels_[c].bytes_per_s : std::min(rate, channels_[c].bytes_per_s);
+    auto& busy = channels_[c].busy;  // what ended before the horizon can no longer collide
+    busy.erase(busy.begin(), std::find_if(busy.begin(), busy.end(),
+                                          [&](const auto& b) { return b.second > horizon_s_; }));
   }
-  const double end = start + latency + static_cast<double>(bytes) / rate;
-  for (int c : p) channels_[c].free_s = end;
+  const double duration = latency + static_cast<double>(bytes) / rate;
+  // The earliest window [start, start + duration) free on every channel: move past each
+  // reservation that overlaps it until none does.
+  double start = ready_s;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int c : p) {
+      const auto& busy = channels_[c].busy;
+      auto it = std::upper_bound(busy.begin(), busy.end(), start,
+                                 [](double t, const auto& b) { return t < b.second; });
+      if (it != busy.end() && it->first < start + duration) {
+        start = it->second;
+        moved = true;
+      }
+    }
+  }
+  const double end = start + duration;
+  for (int c : p) {
+    auto& busy = channels_[c].busy;
+    auto at = std::upper_bound(busy.begin(), busy.end(), start,
+                               [](double t, const auto& b) { return t < b.first; });
+    busy.insert(at, {start, end});
+    channels_[c].free_s = std::max(channels_[c].free_s, end);
+  }
   return {start, end};
+}
+
+void Network::forget_before(double time_s) {
+  std::lock_guard lock(mutex_);
+  horizon_s_ = std::max(horizon_s_, time_s);
 }
 
 std::vector<std::string> Network::route(int from, int to) const {

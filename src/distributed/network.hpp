@@ -56,11 +56,17 @@ ClusterSpec parse_cluster(const std::string& text, const std::string& origin,
 bool is_cluster_file(const std::string& path);
 
 /// The network as resources on the virtual timeline. Each direction of each cable (and of each NIC)
-/// is a channel that one message holds at a time, first come first served: a transfer starts when
-/// every channel of its route is free, holds them all, and lasts the route's latency + bytes / the
-/// route's smallest bandwidth (as the node platform's links do). Parallel cables (a fat tree
-/// leaf's uplinks) are separate channels: a message takes the one free earliest (ties: lowest
-/// index), so a leaf's uplink capacity is shared as `uplinks` whole messages, not fluidly.
+/// is a channel that one message holds at a time: a transfer lasts the route's latency + bytes /
+/// the route's smallest bandwidth and holds every channel of its route meanwhile, in the earliest
+/// window from its ready time in which all of them are free. Transfers are reserved when they are
+/// posted, often for later (a channel already carries others); a later reservation may take a
+/// gap left before an earlier one (first fit), as a real NIC interleaves messages instead of
+/// queueing each behind every message posted before it. (Append-only reservations made every
+/// message wait for the last reservation of each of its channels, which chained delays across the
+/// whole machine: on 64 simulated nodes, 1-2 messages were in flight at a time.) Parallel cables
+/// (a fat tree leaf's uplinks) are separate channels: a message takes the one whose last
+/// reservation ends first (ties: lowest index), so a leaf's uplink capacity is shared as `uplinks`
+/// whole messages, not fluidly.
 ///
 /// Routes. Crossbar: [nic out(from), nic in(to)], one switch, full bisection. Fat tree: node n is
 /// under leaf n / nodes_per_switch; within a leaf as the crossbar; across leaves [nic out, an up
@@ -87,6 +93,9 @@ class Network {
   /// Reserves the route from -> to (from != to) for `bytes` starting no earlier than ready_s
   /// (virtual seconds).
   Times transfer(int from, int to, std::uint64_t bytes, double ready_s);
+  /// No transfer will be asked to start before `time_s` any more (the virtual clock's now):
+  /// reservations that end by then are forgotten.
+  void forget_before(double time_s);
   /// The route's latency (seconds) and its number of switch/torus hops (0 for from == to).
   double latency_s(int from, int to) const;
   int hops(int from, int to) const;
@@ -105,6 +114,7 @@ class Network {
     std::string name;
     double bytes_per_s = 0;
     double free_s = 0;  ///< virtual time at which the last reserved message ends
+    std::vector<std::pair<double, double>> busy;  ///< reserved [start, end), in time order
   };
   void check_ends(int from, int to) const;
   std::vector<int> coordinates(int node) const;
@@ -119,6 +129,7 @@ class Network {
   int up_base_ = 0, down_base_ = 0, torus_base_ = 0;  // first channel of each kind
   double max_latency_s_ = 0;
   mutable std::mutex mutex_;
+  double horizon_s_ = 0;           ///< forget_before's time (mutex_)
   std::vector<Channel> channels_;  ///< nic n out = 2n, nic n in = 2n + 1, then cables
 };
 

@@ -101,6 +101,7 @@ void SimulatedWorld::start_transfer(const Key& key, double ready_s) {
   Pending& s = sends_.at(key);
   s.started = true;
   auto [src, dst, tag] = key;
+  network_.forget_before(clock_->now_s());
   Network::Times t = network_.transfer(src, dst, s.message.bytes(), ready_s);
   clock_->at(t.end_s, [this, key] { deliver(key); });
 }

@@ -278,6 +278,8 @@ TEST(Network, OneMessageTakesLatencyPlusBytesOverBandwidth) {
   EXPECT_THROW(net.hops(-1, 0), Error);
 }
 
+// A message holds its NICs (and cables) for its whole duration, in the earliest window in which
+// all of them are free: a later reservation may take a gap before an earlier one (first fit).
 TEST(Network, MessagesSerializeOnASharedNicOnly) {
   Network net(crossbar(10, 2), 4);
   const double one = 2e-6 + 1e6 / 10e9;
@@ -285,8 +287,13 @@ TEST(Network, MessagesSerializeOnASharedNicOnly) {
   auto b = net.transfer(0, 2, 1000000, 0);  // the same sender: waits for its NIC
   EXPECT_DOUBLE_EQ(b.start_s, a.end_s);
   EXPECT_DOUBLE_EQ(b.end_s, 2 * one);
-  auto c = net.transfer(3, 2, 1000000, 0);  // the same receiver as b: waits for b
-  EXPECT_DOUBLE_EQ(c.start_s, b.end_s);
+  auto c = net.transfer(3, 2, 1000000, 0);  // b's receiver is free until b starts: c fits there
+  EXPECT_DOUBLE_EQ(c.start_s, 0);
+  EXPECT_DOUBLE_EQ(c.end_s, b.start_s);
+  auto h = net.transfer(1, 2, 1000000, 0);  // receiver busy with c, then b: after both
+  EXPECT_DOUBLE_EQ(h.start_s, b.end_s);
+  auto i = net.transfer(3, 1, 2000000, 0);  // 3 out busy with c, 1 in with a: after both
+  EXPECT_DOUBLE_EQ(i.start_s, a.end_s);
 
   Network other(crossbar(10, 2), 4);  // disjoint pairs: a crossbar has full bisection
   auto d = other.transfer(0, 1, 1000000, 0);
@@ -318,9 +325,11 @@ TEST(Network, FatTreeUplinksCarryThatManyMessagesAtOnce) {
   EXPECT_DOUBLE_EQ(c.end_s, 2 * cross);
   auto d = net.transfer(3, 7, 1000000, 0);  // the cable b used, free next
   EXPECT_DOUBLE_EQ(d.start_s, b.end_s);
-  auto e = net.transfer(5, 6, 1000000, 0);  // within a leaf: no cable, only NICs (6 in: c's)
-  EXPECT_DOUBLE_EQ(e.start_s, c.end_s);
+  auto e = net.transfer(5, 6, 1000000, 0);  // within a leaf: only NICs; 6 in is free before c
+  EXPECT_DOUBLE_EQ(e.start_s, 0);
   EXPECT_DOUBLE_EQ(e.end_s - e.start_s, 2e-6 + 1e6 / 10e9);
+  auto g = net.transfer(7, 6, 1000000, 0);  // 6 in: e, then a gap too short, then c: after c
+  EXPECT_DOUBLE_EQ(g.start_s, c.end_s);
   auto f = net.transfer(4, 0, 1000000, 0);  // the other direction: other cables
   EXPECT_DOUBLE_EQ(f.start_s, 0);
 }
