@@ -3,9 +3,10 @@
 (docs/simulated-clusters.md, "Validation").
 
 Calibration, for each rank count R (ranks share this host, as mpirun puts them here):
-  * the node: a real `mpirun -np R conveyor cholesky --grid PxQ --trace` at the calibration size;
-    rank 0's task events give the per-codelet GFLOP/s of one rank's workers as they run beside the
-    other ranks (scripts/platform_from_trace.py), its worker tracks the cores per node;
+  * the node: a real `mpirun -np R conveyor cholesky --grid PxQ --trace --repeat K` at the
+    calibration size; every rank's task events give the per-codelet GFLOP/s of a rank's workers as
+    they run beside the other ranks (scripts/platform_from_trace.py), rank 0's worker tracks the
+    cores per node;
   * the network: `mpirun -np 2 bench_distributed_pingpong` with 8-byte and large messages: latency
     = half the raw MPI round trip, bandwidth from the large messages, the layer's added time per
     message split between the two sides as overhead_us; a crossbar (one host).
@@ -85,7 +86,10 @@ def main():
             ranks = ranks_of(grid)
             common = ["cholesky", "--block", str(a.block), "--grid", grid, "--json"]
             trace = os.path.join(tmp, f"{grid}.json")
-            run(mpirun(ranks, [conveyor] + common + ["--n", str(a.calibrate_n), "--trace", trace]))
+            # --repeat factorisations in one trace: the rates average over them (one run's vary
+            # by up to 30 % on a VM).
+            run(mpirun(ranks, [conveyor] + common + ["--n", str(a.calibrate_n), "--trace", trace,
+                                                     "--repeat", str(a.repeat)]))
             node = os.path.join(a.out_dir, f"node-{a.machine}-{grid}.json")
             run([sys.executable, os.path.join(HERE, "platform_from_trace.py"), trace,
                  "--block", str(a.block), "--name", f"{a.machine}, one rank of {grid}", "-o", node])
