@@ -107,6 +107,10 @@ class Runner:
         if res.returncode:
             sys.exit(f"failed ({res.returncode}): {' '.join(cmd)}\n{res.stderr}")
         row = json.loads(res.stdout)["results"][0]
+        # The layer's real code decides the messages: they must be the closed form's.
+        if (row["messages"], row["bytes"]) != (row["closed_form_messages"], row["closed_form_bytes"]):
+            sys.exit(f"{' '.join(cmd)}: {row['messages']} messages / {row['bytes']} bytes, the "
+                     f"closed form says {row['closed_form_messages']} / {row['closed_form_bytes']}")
         pr = row.pop("per_rank")
         stats = {}
         for k in ("tasks", "bytes_sent", "bytes_received", "messages_sent"):
@@ -166,9 +170,11 @@ def replay(sends, net):
                  of each panel tile to P+Q-2 readers serialised at its owner);
       receiver_nic: the receiver's NIC alone;
       route_append: both NICs held together, start when both are free after their last
-                 reservation (gaps before it are never reused): the simulator's discipline
-                 (src/distributed/network.cpp Network::transfer), crossbar routes;
-      route_backfill: both NICs held together, but a message may use any common gap.
+                 reservation (gaps before it are never reused): the simulator's first
+                 discipline, which this replay showed to chain delays across the machine;
+      route_backfill: both NICs held together, but a message may use any common gap: the
+                 simulator's discipline since (src/distributed/network.cpp Network::transfer,
+                 first fit), crossbar routes.
     The post times come from the measured (already slowed) run, so these are first-order: the
     real run adds feedback (late messages post later sends late)."""
     lat, ov, bw = net["latency_us"] * 1e-6, net["overhead_us"] * 1e-6, net["nic_gbs"] * 1e9
@@ -314,7 +320,7 @@ def diagnose_text(d):
 - busiest rank's NIC: out {d['busiest_nic_s']:.3f} s, in {d['busiest_nic_in_s']:.3f} s of the {d['base_time_s']:.3f} s run; network carried {d['network_gbs']:.1f} GB/s of {d['network_capacity_gbs']:.0f} GB/s injection capacity
 - messages in flight on average (sum of their own transfer times / run time) by node count: strong {', '.join(f'{k}: {x:.2f}' for k, x in d['in_flight']['strong'].items())}; weak {', '.join(f'{k}: {x:.2f}' for k, x in d['in_flight']['weak'].items())}
 - traced sends: {d['sends']}, post -> delivered mean {ms(d['send_wait_mean_s'])}, median {ms(d['send_wait_median_s'])} (own transfer {ms(d['tile_message_s'])})
-- replays of the same posts, mean post -> delivered: owner's NIC alone {ms(r['owner_nic'])}; receiver's NIC alone {ms(r['receiver_nic'])}; both NICs, append-only (the simulator's discipline) {ms(r['route_append'])}; both NICs with backfill {ms(r['route_backfill'])}
+- replays of the same posts, mean post -> delivered: owner's NIC alone {ms(r['owner_nic'])}; receiver's NIC alone {ms(r['receiver_nic'])}; both NICs, append-only (the simulator's former discipline) {ms(r['route_append'])}; both NICs with backfill (the simulator's, first fit) {ms(r['route_backfill'])}
 """
 
 
