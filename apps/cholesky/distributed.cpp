@@ -9,6 +9,7 @@
 #include "cholesky/graph.hpp"
 #include "cholesky/matrix.hpp"
 #include "common/blas_threads.hpp"
+#include "common/distributed_runs.hpp"
 #include "common/host_memory.hpp"
 #include "conveyor/error.hpp"
 
@@ -105,32 +106,12 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
     for (auto& d : t.data)
       if (d.registered()) dist.unregister(d);
   };
-  for (int r = 0; r < cfg.repeat; ++r) {
-    register_tiles(dist, t, a ? &*a : nullptr, cfg.grid, full.empty() ? nullptr : full.data());
-    dist.reset_stats();
-    dist.barrier();
-    // The runtime's clock: virtual time on a simulated cluster.
-    double start = dist.runtime().seconds();
-    try {
-      submit_graph(dist, codelets, t);
-      dist.wait_all();
-    } catch (...) {
-      unregister_all();
-      throw;
-    }
-    double time = dist.max_over_ranks(dist.runtime().seconds() - start);
-    result.times_s.push_back(time);
-    std::vector<DistributedStats> ranks = dist.all_stats();
-    if (r == 0 || time < result.time_s) {
-      result.time_s = time;
-      result.ranks = std::move(ranks);
-    }
-    if (r + 1 < cfg.repeat) unregister_all();
-  }
-  for (const auto& s : result.ranks) {
-    result.messages += s.messages_sent;
-    result.bytes += s.bytes_sent;
-  }
+  common::timed_runs(
+      dist, cfg.repeat, result,
+      [&] {
+        register_tiles(dist, t, a ? &*a : nullptr, cfg.grid, full.empty() ? nullptr : full.data());
+      },
+      [&] { submit_graph(dist, codelets, t); }, unregister_all);
   result.expected = block_cyclic_volume(cfg.n, cfg.block, cfg.grid, sizeof(T));
   result.gflops = cholesky_flops(cfg.n) / result.time_s / 1e9;
   result.residual_bound = residual_bound<T>(cfg.n);

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "common/blas_threads.hpp"
+#include "common/distributed_runs.hpp"
 #include "common/host_memory.hpp"
 #include "common/median.hpp"
 #include "conveyor/error.hpp"
@@ -183,33 +184,13 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
       for (auto& d : *set)
         if (d.registered()) dist.unregister(d);
   };
-  for (int r = 0; r < cfg.repeat; ++r) {
-    register_tiles(dist, s, matrix, full.empty() ? nullptr : full.data(),
-                   factors ? &*factors : nullptr);
-    dist.reset_stats();
-    dist.barrier();
-    // The runtime's clock: virtual time on a simulated cluster.
-    double start = dist.runtime().seconds();
-    try {
-      submit_graph(dist, codelets, s);
-      dist.wait_all();
-    } catch (...) {
-      unregister_all();
-      throw;
-    }
-    double time = dist.max_over_ranks(dist.runtime().seconds() - start);
-    result.times_s.push_back(time);
-    std::vector<DistributedStats> ranks = dist.all_stats();
-    if (r == 0 || time < result.time_s) {
-      result.time_s = time;
-      result.ranks = std::move(ranks);
-    }
-    if (r + 1 < cfg.repeat) unregister_all();
-  }
-  for (const auto& st : result.ranks) {
-    result.messages += st.messages_sent;
-    result.bytes += st.bytes_sent;
-  }
+  common::timed_runs(
+      dist, cfg.repeat, result,
+      [&] {
+        register_tiles(dist, s, matrix, full.empty() ? nullptr : full.data(),
+                       factors ? &*factors : nullptr);
+      },
+      [&] { submit_graph(dist, codelets, s); }, unregister_all);
   result.median_time_s = common::median(result.times_s);
   result.gflops = qr_flops(cfg.n) / result.time_s / 1e9;
   result.residual_bound = residual_bound<T>(cfg.n);
