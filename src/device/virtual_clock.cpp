@@ -1,6 +1,7 @@
 #include "device/virtual_clock.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace conveyor::device {
 namespace {
@@ -10,13 +11,15 @@ struct Owed {
   double until_s = 0;
 };
 thread_local Owed tl_owed;
-// The clock whose turn the calling thread holds (VirtualClock::take_turn), if any.
-thread_local const VirtualClock* tl_turn = nullptr;
+// The clock whose turn the calling thread holds (VirtualClock::take_turn), if any, by its id: a
+// clock made later at the same address (a test's next clock on the stack) is another clock.
+thread_local std::uint64_t tl_turn = 0;
+std::atomic<std::uint64_t> next_clock_id{0};
 // What names a thread that enter()s.
 thread_local char tl_entered;
 }  // namespace
 
-VirtualClock::VirtualClock() : thread_([this] { loop(); }) {}
+VirtualClock::VirtualClock() : id_(++next_clock_id), thread_([this] { loop(); }) {}
 
 VirtualClock::~VirtualClock() {
   {
@@ -91,8 +94,8 @@ void VirtualClock::running(int delta) {
   {
     std::lock_guard lock(mutex_);
     running_ += delta;
-    if (delta < 0 && tl_turn == this) {  // the holder waits: the next one's turn
-      tl_turn = nullptr;
+    if (delta < 0 && tl_turn == id_) {  // the holder waits: the next one's turn
+      tl_turn = 0;
       holder_ = nullptr;
       hand_over();
     }
@@ -125,11 +128,11 @@ void VirtualClock::take_turn(const void* who) {
     turn_waiters_.erase(std::find(turn_waiters_.begin(), turn_waiters_.end(),
                                   std::pair<const void*, std::condition_variable*>(who, &mine)));
   }
-  tl_turn = this;
+  tl_turn = id_;
 }
 
 void VirtualClock::enter() {
-  if (tl_turn == this) return;  // a simulated cluster's rank thread: on the clock already
+  if (tl_turn == id_) return;  // a simulated cluster's rank thread: on the clock already
   wake(&tl_entered);
   take_turn(&tl_entered);
 }

@@ -100,6 +100,7 @@ class VirtualClock {
   std::vector<std::pair<const void*, std::condition_variable*>> turn_waiters_;
   bool firing_ = false;  // the clock's thread is firing events: no thread runs meanwhile
   bool stop_ = false;
+  const std::uint64_t id_;  // unique in the process (whose turn a thread holds: by id)
   std::thread thread_;
 };
 
