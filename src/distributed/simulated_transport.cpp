@@ -126,8 +126,9 @@ void SimulatedWorld::deliver(const Key& key) {
     }
     auto done = std::make_shared<Message>(std::move(send.message));
     SimulatedTransport* sender = transports_[static_cast<std::size_t>(std::get<0>(key))];
-    actions.later.push_back(
-        [sender, done, posted = send.posted_s] { sender->finished(*done, posted); });
+    if (sender)  // null once that rank's layer is gone (its sends were failed then)
+      actions.later.push_back(
+          [sender, done, posted = send.posted_s] { sender->finished(*done, posted); });
     if (r != receives_.end()) complete_receive(key, clock_->now_s() + overhead_s_);
   }
   run(actions);
