@@ -134,21 +134,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
 }  // namespace
 
 DistributedResult run_distributed(Distributed& dist, const DistributedConfig& c) {
-  const RuntimeOptions& options = dist.runtime().options();
-  if (c.check && !options.platform.empty() && !options.platform_run_kernels)
-    throw UsageError(
-        "cholesky: --check on a simulated platform needs --sim-run-kernels (otherwise no kernel "
-        "runs and nothing can be checked)");
-  if (c.n <= 0)
-    throw UsageError("cholesky: --n must be positive (got " + std::to_string(c.n) + ")");
-  if (c.block <= 0)
-    throw UsageError("cholesky: --block must be positive (got " + std::to_string(c.block) + ")");
-  if (c.repeat <= 0) throw UsageError("cholesky: --repeat must be positive");
-  if (c.grid.size() != dist.size())
-    throw UsageError("cholesky: --grid " + c.grid.to_string() + " needs " +
-                     std::to_string(c.grid.size()) + " ranks, the job has " +
-                     std::to_string(dist.size()) + " (mpirun -np " + std::to_string(c.grid.size()) +
-                     ")");
+  common::validate_distributed("cholesky", dist, c.n, c.block, c.repeat, c.grid, c.check);
   return c.precision == Precision::Single ? run_typed<float>(dist, c) : run_typed<double>(dist, c);
 }
 

@@ -5,12 +5,37 @@
 /// wait_all, on the runtime's clock (virtual on a simulated cluster). Header-only: only the
 /// distributed apps include it (it needs the MPI layer).
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "conveyor/distributed.hpp"
+#include "conveyor/error.hpp"
+#include "conveyor/process_grid.hpp"
 
 namespace conveyor::apps::common {
+
+/// The checks every distributed app makes of its run before it starts (on every rank alike):
+/// UsageError ("APP: --n must be positive ...") for a bad size, repeat count or grid, and for
+/// --check on a simulated platform that runs no kernels.
+inline void validate_distributed(std::string_view app, const Distributed& dist, int n, int block,
+                                 int repeat, const ProcessGrid& grid, bool check) {
+  const std::string a(app);
+  const RuntimeOptions& options = dist.runtime().options();
+  if (check && !options.platform.empty() && !options.platform_run_kernels)
+    throw UsageError(a +
+                     ": --check on a simulated platform needs --sim-run-kernels (otherwise no "
+                     "kernel runs and nothing can be checked)");
+  if (n <= 0) throw UsageError(a + ": --n must be positive (got " + std::to_string(n) + ")");
+  if (block <= 0)
+    throw UsageError(a + ": --block must be positive (got " + std::to_string(block) + ")");
+  if (repeat <= 0) throw UsageError(a + ": --repeat must be positive");
+  if (grid.size() != dist.size())
+    throw UsageError(a + ": --grid " + grid.to_string() + " needs " + std::to_string(grid.size()) +
+                     " ranks, the job has " + std::to_string(dist.size()) + " (mpirun -np " +
+                     std::to_string(grid.size()) + ")");
+}
 
 /// Runs `repeat` factorisations and fills result.time_s (the fastest), result.times_s (all),
 /// result.ranks (per rank, of the fastest), result.messages and result.bytes (sent by all ranks in

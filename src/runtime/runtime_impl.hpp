@@ -172,7 +172,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<device::Trace> trace_;
   std::unique_ptr<data::TransferStats> transfer_stats_;
   std::unique_ptr<data::CoherenceEngine> coherence_;
-  std::shared_ptr<void> platform_;                  // a simulated platform (keeps its clock alive)
+  std::shared_ptr<void> platform_;                 // a simulated platform (keeps its clock alive)
   device::VirtualClock* clock_ = nullptr;          // the simulated platform's, else null
   std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
 

@@ -141,8 +141,6 @@ void run_simulated_cluster_qr(const DistributedQrRun& run, const std::string& cl
   config.runtime = job.runtime;
   if (config.block <= 0)
     config.block = apps::common::default_block(config.n, job.workers_per_rank * job.grid.size());
-  if (config.check && !config.runtime.platform_run_kernels)
-    throw UsageError("qr: --check on a simulated cluster needs --sim-run-kernels");
   qr::validate(config, config.runtime.platform_run_kernels);
   run_on_cluster(job, [&](Distributed& dist) { run_rank(run, config, job.grid, dist); });
 }
