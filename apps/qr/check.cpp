@@ -1,5 +1,6 @@
 #include "qr/check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -7,6 +8,7 @@
 #include "common/parallel_for.hpp"
 #include "common/precision.hpp"
 #include "qr/cpu_kernels.hpp"
+#include "qr/graph.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -41,18 +43,38 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t) {
   const long nn = n;
   std::vector<T> q(static_cast<std::size_t>(nn * nn), T(0));
   for (long i = 0; i < nn; ++i) q[static_cast<std::size_t>(i + i * nn)] = T(1);
-  auto at = [&](T* m, long m_ld, int row, int col) { return m + row + col * m_ld; };
-  auto in = [&](const T* m, int row, int col) { return m + row + col * ld; };
-  for (int k = nt - 1; k >= 0; --k) {
+  // Q = Q_1 Q_2 ... (each factorisation kernel's Q, in program order) applied to I: the kernels in
+  // reverse order, without transpose. The updates (gemqrt, tpmqrt, ttmqrt) belong to R, not Q.
+  std::vector<Task> tasks;
+  for_each_tree_task(nt, t.domains(), [&](const Task& task) {
+    if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
+        task.kernel == Kernel::Ttqrt)
+      tasks.push_back(task);
+  });
+  auto at = [&](int row_tile, int c0) { return q.data() + long{row_tile} * b + c0 * nn; };
+  auto in = [&](int row_tile, int c0) { return a + long{row_tile} * b + c0 * ld; };
+  const int lda = static_cast<int>(ld), ldt = static_cast<int>(t.ld());
+  for (auto task = tasks.rbegin(); task != tasks.rend(); ++task) {
     // Steps after k only touched rows below k's tile row, where columns left of tile k are still
     // those of I (zero): apply step k to the columns from k's tile on.
-    const int c0 = k * b, cols = n - c0, wk = t.width(k);
-    for (int i = nt - 1; i > k; --i)
-      cpu_tpmqrt<T>(false, t.width(i), cols, wk, t.ib(k), in(a, i * b, c0), static_cast<int>(ld),
-                    t.tile(i, k), static_cast<int>(t.ld()), at(q.data(), nn, c0, c0), n,
-                    at(q.data(), nn, i * b, c0), n);
-    cpu_gemqrt<T>(false, wk, cols, wk, t.ib(k), in(a, c0, c0), static_cast<int>(ld), t.tile(k, k),
-                  static_cast<int>(t.ld()), at(q.data(), nn, c0, c0), n);
+    const int k = task->k, i = task->i, h = task->top;
+    const int c0 = k * b, cols = n - c0, wk = t.width(k), wi = t.width(i);
+    switch (task->kernel) {
+      case Kernel::Geqrt:
+        cpu_gemqrt<T>(false, wi, cols, std::min(wi, wk), t.rows(i, k), in(i, c0), lda, t.tile(i, k),
+                      ldt, at(i, c0), n);
+        break;
+      case Kernel::Tpqrt:
+        cpu_tpmqrt<T>(false, wi, cols, wk, t.ib(k), in(i, c0), lda, t.tile(i, k), ldt, at(h, c0), n,
+                      at(i, c0), n);
+        break;
+      case Kernel::Ttqrt:
+        cpu_ttmqrt<T>(false, wi, cols, wk, t.ib(k), in(i, c0), lda, t.tree_tile(i, k), ldt,
+                      at(h, c0), n, at(i, c0), n);
+        break;
+      default:
+        break;
+    }
   }
   return q;
 }

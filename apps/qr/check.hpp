@@ -24,8 +24,9 @@ struct QrCheck {
 };
 
 /// The explicit n x n Q (column-major, leading dimension n) of a factorisation left in `a`
-/// (leading dimension ld) and `t` by factorize: Q = Q_00 Q_10 ... Q_(t-1)0 Q_11 ... applied to I
-/// from the right end, each step only on the columns it can change.
+/// (leading dimension ld) and `t` by factorize or the distributed run (with t.domains() domains,
+/// graph.hpp): Q = Q_00 Q_10 ... Q_11 ..., the factorisation kernels' Q in program order, applied
+/// to I from the right end, each step only on the columns it can change.
 template <typename T>
 std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t);
 

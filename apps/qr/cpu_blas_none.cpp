@@ -32,6 +32,15 @@ void cpu_tpmqrt(bool, int, int, int, int, const T*, int, const T*, int, T*, int,
   missing();
 }
 
+template <typename T>
+void cpu_ttqrt(int, int, int, T*, int, T*, int, T*, int) {
+  missing();
+}
+template <typename T>
+void cpu_ttmqrt(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, int) {
+  missing();
+}
+
 void host_gram_upper(int, const double*, int, double*, int) { missing(); }
 void host_times_upper(int, const double*, int, double*, int) { missing(); }
 
@@ -40,6 +49,9 @@ void host_times_upper(int, const double*, int, double*, int) { missing(); }
   template void cpu_gemqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int);    \
   template void cpu_tpqrt<T>(int, int, int, T*, int, T*, int, T*, int);                            \
   template void cpu_tpmqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, \
+                              int);                                                                \
+  template void cpu_ttqrt<T>(int, int, int, T*, int, T*, int, T*, int);                            \
+  template void cpu_ttmqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, \
                               int);
 CONVEYOR_INSTANTIATE(float)
 CONVEYOR_INSTANTIATE(double)

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -52,23 +53,38 @@ lapack_int gemqrt(char trans, int m, int n, int k, int ib, const double* v, int 
                   const double* t, int ldt, double* c, int ldc, double* w) {
   return LAPACKE_dgemqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, ib, v, ldv, t, ldt, c, ldc, w);
 }
-lapack_int tpqrt(int m, int n, int ib, float* a, int lda, float* b, int ldb, float* t, int ldt,
-                 float* w) {
-  return LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, m, n, 0, ib, a, lda, b, ldb, t, ldt, w);
+// l: the last l rows of the lower tile (and of V) are upper trapezoidal; 0 for a full tile (TS),
+// min(m, n) for a triangle (TT).
+lapack_int tpqrt(int m, int n, int l, int ib, float* a, int lda, float* b, int ldb, float* t,
+                 int ldt, float* w) {
+  return LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, a, lda, b, ldb, t, ldt, w);
 }
-lapack_int tpqrt(int m, int n, int ib, double* a, int lda, double* b, int ldb, double* t, int ldt,
-                 double* w) {
-  return LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, 0, ib, a, lda, b, ldb, t, ldt, w);
+lapack_int tpqrt(int m, int n, int l, int ib, double* a, int lda, double* b, int ldb, double* t,
+                 int ldt, double* w) {
+  return LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, l, ib, a, lda, b, ldb, t, ldt, w);
 }
-lapack_int tpmqrt(char trans, int m, int n, int k, int ib, const float* v, int ldv, const float* t,
-                  int ldt, float* a, int lda, float* b, int ldb, float* w) {
-  return LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, 0, ib, v, ldv, t, ldt, a, lda,
+lapack_int tpmqrt(char trans, int m, int n, int k, int l, int ib, const float* v, int ldv,
+                  const float* t, int ldt, float* a, int lda, float* b, int ldb, float* w) {
+  return LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, l, ib, v, ldv, t, ldt, a, lda,
                               b, ldb, w);
 }
-lapack_int tpmqrt(char trans, int m, int n, int k, int ib, const double* v, int ldv,
+lapack_int tpmqrt(char trans, int m, int n, int k, int l, int ib, const double* v, int ldv,
                   const double* t, int ldt, double* a, int lda, double* b, int ldb, double* w) {
-  return LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, 0, ib, v, ldv, t, ldt, a, lda,
+  return LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, l, ib, v, ldv, t, ldt, a, lda,
                               b, ldb, w);
+}
+
+template <typename T>
+void pentagonal_qrt(int m, int n, int l, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt,
+                    const char* name) {
+  check_info(tpqrt(m, n, l, ib, a, lda, b, ldb, t, ldt, workspace<T>(product(ib, n))), name);
+}
+template <typename T>
+void pentagonal_mqrt(bool transpose, int m, int n, int k, int l, int ib, const T* v, int ldv,
+                     const T* t, int ldt, T* a, int lda, T* b, int ldb, const char* name) {
+  check_info(tpmqrt(transpose ? 'T' : 'N', m, n, k, l, ib, v, ldv, t, ldt, a, lda, b, ldb,
+                    workspace<T>(product(n, ib))),
+             name);
 }
 
 }  // namespace
@@ -87,14 +103,21 @@ void cpu_gemqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv
 }
 template <typename T>
 void cpu_tpqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt) {
-  check_info(tpqrt(m, n, ib, a, lda, b, ldb, t, ldt, workspace<T>(product(ib, n))), "tpqrt");
+  pentagonal_qrt(m, n, 0, ib, a, lda, b, ldb, t, ldt, "tpqrt");
 }
 template <typename T>
 void cpu_tpmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* a, int lda, T* b, int ldb) {
-  check_info(tpmqrt(transpose ? 'T' : 'N', m, n, k, ib, v, ldv, t, ldt, a, lda, b, ldb,
-                    workspace<T>(product(n, ib))),
-             "tpmqrt");
+  pentagonal_mqrt(transpose, m, n, k, 0, ib, v, ldv, t, ldt, a, lda, b, ldb, "tpmqrt");
+}
+template <typename T>
+void cpu_ttqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt) {
+  pentagonal_qrt(m, n, std::min(m, n), ib, a, lda, b, ldb, t, ldt, "ttqrt");
+}
+template <typename T>
+void cpu_ttmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
+                int ldt, T* a, int lda, T* b, int ldb) {
+  pentagonal_mqrt(transpose, m, n, k, std::min(m, k), ib, v, ldv, t, ldt, a, lda, b, ldb, "ttmqrt");
 }
 
 void host_gram_upper(int n, const double* q, int ldq, double* c, int ldc) {
@@ -111,6 +134,9 @@ void host_times_upper(int n, const double* r, int ldr, double* b, int ldb) {
   template void cpu_gemqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int);    \
   template void cpu_tpqrt<T>(int, int, int, T*, int, T*, int, T*, int);                            \
   template void cpu_tpmqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, \
+                              int);                                                                \
+  template void cpu_ttqrt<T>(int, int, int, T*, int, T*, int, T*, int);                            \
+  template void cpu_ttmqrt<T>(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, \
                               int);
 CONVEYOR_INSTANTIATE(float)
 CONVEYOR_INSTANTIATE(double)

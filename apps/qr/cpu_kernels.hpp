@@ -11,7 +11,13 @@
 ///           R' replaces R's upper triangle, B is overwritten by the reflectors (the "ts" kernel)
 ///   tpmqrt  [A; B] <- Q^T [A; B] (or Q) for the Q of a tpqrt (V = its B, T): A is k x n, B m x n
 ///
-/// With l = 0 throughout: the lower tile is a full rectangle, as in the tile QR (tsqrt/tsmqr).
+///   ttqrt   [R; S] = Q [R'; 0] for two upper triangular (trapezoidal) tiles, R n x n and S m x n
+///           (m <= n): only S's upper trapezoid is read and overwritten by the reflectors, so the
+///           reflectors of an earlier geqrt below its diagonal stay (the "tt" kernel of a tree)
+///   ttmqrt  [A; B] <- Q^T [A; B] (or Q) for the Q of a ttqrt (V = its S, upper trapezoidal)
+///
+/// tpqrt/tpmqrt are LAPACK's ?tpqrt/?tpmqrt with l = 0 (the lower tile is a full rectangle, the
+/// tile QR's tsqrt/tsmqr), ttqrt/ttmqrt the same routines with l = min(m, n) (a triangle).
 ///
 ///   if (!cpu_kernels_available()) ...;        // built without LAPACKE: every kernel throws
 ///   cpu_geqrt<double>(b, b, ib, a, lda, t, ib);
@@ -33,6 +39,11 @@ template <typename T>
 void cpu_tpqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt);
 template <typename T>
 void cpu_tpmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
+                int ldt, T* a, int lda, T* b, int ldb);
+template <typename T>
+void cpu_ttqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt);
+template <typename T>
+void cpu_ttmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* a, int lda, T* b, int ldb);
 
 /// Host products for the check (double precision, every BLAS thread the caller allows):

@@ -1,37 +1,74 @@
 #pragma once
 // The task flow of the tile Householder QR (Buttari, Langou, Kurzak, Dongarra 2009; PLASMA), in
-// program order, with the priorities that keep the panel moving.
+// program order, with the priorities that keep the panel moving; with a reduction tree across
+// domains of tile rows (Hadri et al.'s and DPLASMA's hierarchical QR) for runs over several
+// process rows.
 namespace conveyor::apps::qr {
 
-enum class Kernel { Geqrt, Gemqrt, Tpqrt, Tpmqrt };
+enum class Kernel { Geqrt, Gemqrt, Tpqrt, Tpmqrt, Ttqrt, Ttmqrt };
 
-/// Calls f(kernel, i, j, k, priority) for each task of a factorisation with `nt` tiles per side,
-/// in program order:
+/// One task: its kernel, the tiles it names (unused indices are k), the top of its domain (the
+/// tile row that the domain's panel tiles are eliminated into; k in the flat tree) and a priority.
+struct Task {
+  Kernel kernel;
+  int i, j, k;
+  int top;
+  int priority;
+};
+
+/// Calls f(const Task&) for each task of a factorisation with `nt` tiles per side whose tile rows
+/// are cut into `domains` domains, row i in domain i mod domains (on a P x Q process grid, one
+/// domain per process row: each domain's rows live on one process row). At step k the domain
+/// tops are rows k .. k + domains - 1 (those below nt), and the step is
 ///
-///   geqrt(k)          A_kk rw, V_k w, T_kk w         A_kk = Q_kk R_kk
-///   gemqrt(k, j)      V_k r, T_kk r, A_kj rw         A_kj <- Q_kk^T A_kj              j > k
-///   tpqrt(i, k)       A_kk rw, A_ik rw, T_ik w       [R_kk; A_ik] = Q_ik [R_kk'; 0]   i > k
-///   tpmqrt(i, j, k)   A_ik r, T_ik r, A_kj rw, A_ij rw   [A_kj; A_ij] <- Q_ik^T [..]  i, j > k
+///   for each top h:
+///     geqrt(h, k)        A_hk rw, V_hk w, T_hk w            A_hk = Q_hk R_hk
+///     gemqrt(h, j, k)    V_hk r, T_hk r, A_hj rw             A_hj <- Q_hk^T A_hj         j > k
+///     for each other row i of h's domain, i > h:
+///       tpqrt(i, k)      A_hk rw, A_ik rw, T_ik w            [R_hk; A_ik] = Q_ik [R'; 0]
+///       tpmqrt(i, j, k)  A_ik r, T_ik r, A_hj rw, A_ij rw    [A_hj; A_ij] <- Q_ik^T [..]
+///   for s = 1, 2, 4, .. < domains, for tops h = k + m (m a multiple of 2s) and i = h + s < nt:
+///     ttqrt(i, k)        A_hk rw, A_ik rw, TT_ik w           [R_hk; R_ik] = Q [R'; 0]
+///     ttmqrt(i, j, k)    A_ik r, TT_ik r, A_hj rw, A_ij rw   [A_hj; A_ij] <- Q^T [..]
 ///
-/// (unused indices are passed as k). V_k is a copy of geqrt's reflectors, so that gemqrt reads the
-/// copy while tpqrt rewrites R in the upper triangle of A_kk: on the tile itself the runtime would
-/// see a write after read and hold the whole tpqrt chain of column k until every gemqrt of row k
-/// had run, although the two touch different triangles.
+/// (Task::top is h). The TS kernels (tpqrt/tpmqrt) eliminate a full tile, the TT kernels (the
+/// same LAPACK routines with a triangular lower tile) the R of another domain's top, whose
+/// reflectors fill its upper triangle while geqrt's stay below it. With one domain this is the
+/// flat tree: geqrt(k), gemqrt(k, j), then tpqrt/tpmqrt for every row below k. V_hk is a copy of
+/// geqrt's reflectors, so that gemqrt reads the copy while tpqrt rewrites R in the upper triangle
+/// of A_hk: on the tile itself the runtime would see a write after read and hold the whole tpqrt
+/// chain until every gemqrt of the row had run, although the two touch different triangles.
 ///
-/// A task's priority is 4 (nt - c) + {geqrt 3, tpqrt 2, gemqrt 1, tpmqrt 0}, c the column of the
-/// tile it writes, as Cholesky's: the column that becomes the panel soonest goes first, so the
-/// chain geqrt -> tpqrt ... -> tpmqrt of column k+1 -> geqrt is not starved by later columns.
+/// A task's priority is 4 (nt - c) + {geqrt 3, tpqrt and ttqrt 2, gemqrt 1, tpmqrt and ttmqrt 0},
+/// c the column of the tile it writes, as Cholesky's: the column that becomes the panel soonest
+/// goes first, so the chain geqrt -> tpqrt ... -> tpmqrt of column k+1 -> geqrt is not starved by
+/// later columns.
 template <typename F>
-void for_each_task(int nt, F&& f) {
+void for_each_tree_task(int nt, int domains, F&& f) {
   auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
   for (int k = 0; k < nt; ++k) {
-    f(Kernel::Geqrt, k, k, k, priority(k, 3));
-    for (int j = k + 1; j < nt; ++j) f(Kernel::Gemqrt, k, j, k, priority(j, 1));
-    for (int i = k + 1; i < nt; ++i) {
-      f(Kernel::Tpqrt, i, k, k, priority(k, 2));
-      for (int j = k + 1; j < nt; ++j) f(Kernel::Tpmqrt, i, j, k, priority(j, 0));
+    for (int h = k; h < k + domains && h < nt; ++h) {
+      f(Task{Kernel::Geqrt, h, k, k, h, priority(k, 3)});
+      for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Gemqrt, h, j, k, h, priority(j, 1)});
+      for (int i = h + domains; i < nt; i += domains) {
+        f(Task{Kernel::Tpqrt, i, k, k, h, priority(k, 2)});
+        for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Tpmqrt, i, j, k, h, priority(j, 0)});
+      }
     }
+    for (int s = 1; s < domains; s *= 2)
+      for (int h = k; h + s < k + domains && h + s < nt; h += 2 * s) {
+        const int i = h + s;
+        f(Task{Kernel::Ttqrt, i, k, k, h, priority(k, 2)});
+        for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Ttmqrt, i, j, k, h, priority(j, 0)});
+      }
   }
+}
+
+/// The flat tree (one domain) as f(kernel, i, j, k, priority): geqrt(k), gemqrt(k, j), tpqrt(i, k)
+/// and tpmqrt(i, j, k) for every i > k; no TT kernels.
+template <typename F>
+void for_each_task(int nt, F&& f) {
+  for_each_tree_task(nt, 1, [&](const Task& t) { f(t.kernel, t.i, t.j, t.k, t.priority); });
 }
 
 }  // namespace conveyor::apps::qr

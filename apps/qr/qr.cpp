@@ -181,6 +181,9 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
                     priority);
           ++f.tpmqrt_tasks;
           break;
+        case Kernel::Ttqrt:  // only with several domains (graph.hpp); one node uses the flat tree
+        case Kernel::Ttmqrt:
+          break;
       }
     });
     rt.wait_all();

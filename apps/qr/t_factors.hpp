@@ -6,9 +6,13 @@
 /// and the reflectors V, because the runtime moves each tile as its own buffer and Q can only be
 /// rebuilt (the check) with them.
 ///
+/// With a reduction tree over several domains (graph.hpp), the TT kernels' factors TT_ik, for the
+/// domain tops k < i < k + domains, are kept apart too: T_ik of a top holds its geqrt's factors.
+///
 ///   TFactors<double> t(n, block, 32);
 ///   factorize(rt, codelets, a, n, n, block, t);   // fills t
 ///   double* tkk = t.tile(k, k);                   // leading dimension t.ld()
+///   TFactors<double> tree(n, block, 32, 2);       // two domains: tree.tree_tile(k + 1, k) too
 #include <algorithm>
 #include <cstddef>
 #include <vector>
@@ -18,13 +22,16 @@ namespace conveyor::apps::qr {
 template <typename T>
 class TFactors {
  public:
-  /// Factors for an n x n matrix in block x block tiles with inner blocking ib (all positive).
-  TFactors(int n, int block, int ib)
+  /// Factors for an n x n matrix in block x block tiles with inner blocking ib, factorised with
+  /// `domains` domains of tile rows (all positive).
+  TFactors(int n, int block, int ib, int domains = 1)
       : n_(n),
         block_(block),
         ib_(ib),
         nt_((n + block - 1) / block),
-        storage_(static_cast<std::size_t>(nt_) * (nt_ + 1) / 2 * ib * block) {}
+        domains_(domains),
+        storage_(static_cast<std::size_t>(nt_) * (nt_ + 1) / 2 * ib * block),
+        tree_(static_cast<std::size_t>(nt_) * (domains - 1) * ib * block) {}
 
   int n() const { return n_; }
   int block() const { return block_; }
@@ -34,9 +41,17 @@ class TFactors {
   /// The inner blocking used in tile column k.
   int ib(int k) const { return std::min(ib_, width(k)); }
   long ld() const { return ib_; }
+  int domains() const { return domains_; }
+  /// Rows of T_ik: ib(k), except for a domain top (k <= i < k + domains), whose geqrt has only
+  /// min(width(i), width(k)) reflectors, which the inner blocking may not exceed (a ragged last
+  /// row).
+  int rows(int i, int k) const { return i - k < domains_ ? std::min(ib(k), width(i)) : ib(k); }
   /// T_ik, i >= k: the lower triangle of tiles is packed by columns.
   T* tile(int i, int k) { return storage_.data() + offset(i, k); }
   const T* tile(int i, int k) const { return storage_.data() + offset(i, k); }
+  /// TT_ik of the tree, k < i < k + domains (and i < tiles()).
+  T* tree_tile(int i, int k) { return tree_.data() + tree_offset(i, k); }
+  const T* tree_tile(int i, int k) const { return tree_.data() + tree_offset(i, k); }
 
  private:
   std::size_t offset(int i, int k) const {
@@ -45,8 +60,13 @@ class TFactors {
     return (before + static_cast<std::size_t>(i - k)) * static_cast<std::size_t>(ib_) * block_;
   }
 
-  int n_, block_, ib_, nt_;
-  std::vector<T> storage_;
+  std::size_t tree_offset(int i, int k) const {
+    return (static_cast<std::size_t>(k) * (domains_ - 1) + static_cast<std::size_t>(i - k - 1)) *
+           static_cast<std::size_t>(ib_) * block_;
+  }
+
+  int n_, block_, ib_, nt_, domains_;
+  std::vector<T> storage_, tree_;
 };
 
 }  // namespace conveyor::apps::qr

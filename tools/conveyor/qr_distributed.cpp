@@ -25,12 +25,13 @@ namespace qr = conveyor::apps::qr;
 std::string sci(double v) { return fmt::format("{:.2e}", v); }
 
 void print(std::ostream& out, const nlohmann::json& row, const qr::DistributedResult& r) {
-  auto counts = qr::task_counts(r.tiles);
   out << fmt::format(
       "Distributed QR n = {}, block = {}, ib = {}: {} tiles per side, {} tasks, on {} ranks (grid "
-      "{}, 2D block-cyclic)\n\n",
-      row["n"].get<int>(), row["block"].get<int>(), r.ib, r.tiles, counts.total(), r.ranks.size(),
-      row["grid"].get<std::string>());
+      "{}, 2D block-cyclic), {}\n\n",
+      row["n"].get<int>(), row["block"].get<int>(), r.ib, r.tiles, r.tasks, r.ranks.size(),
+      row["grid"].get<std::string>(),
+      r.domains > 1 ? fmt::format("reduction tree over {} domains (one per process row)", r.domains)
+                    : std::string("flat tree"));
   Table perf({"precision", "grid", "devices", "time s", "GFLOP/s", "residual", "bound",
               "orthogonality", "bound", "check"});
   perf.add_row({row["precision"], row["grid"], row["devices"], fixed(r.time_s, 3),
@@ -56,6 +57,7 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
   dc.repeat = config.repeat;
   dc.warmup = config.warmup;
   dc.check = config.check;
+  dc.flat_tree = run.flat_tree;
   qr::DistributedResult r = qr::run_distributed(dist, dc);
   if (!config.trace.empty()) dist.write_trace(config.trace);
 
@@ -64,7 +66,6 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
     auto checked_or_null = [&](double v) {
       return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
     };
-    auto counts = qr::task_counts(r.tiles);
     nlohmann::json row = {
         {"n", config.n},
         {"block", config.block},
@@ -80,7 +81,8 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
         {"time_s", r.time_s},
         {"median_time_s", r.median_time_s},
         {"repeat", config.repeat},
-        {"tasks", counts.total()},
+        {"tasks", r.tasks},
+        {"domains", r.domains},
         {"messages", r.messages},
         {"bytes", r.bytes},
         {"gather_messages", r.gather_messages},

@@ -15,6 +15,7 @@ struct DistributedQrRun {
   std::string grid;            ///< "PxQ"; empty: the most square grid of the job's ranks
   OutputOptions output;
   nlohmann::json options;  ///< for the report
+  bool flat_tree = false;  ///< the flat reduction tree (qr::DistributedConfig::flat_tree)
 };
 
 /// Initialises MPI, runs the distributed factorisation, prints on rank 0. Throws UsageError in a

@@ -4,6 +4,7 @@
 // on purpose caught by the check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <vector>
@@ -121,32 +122,43 @@ TEST(QrFactorize, RMatchesTheWholeMatrixQrUpToRowSigns) {
 }
 
 // The graph run by hand in program order, one task left out: the check must see it.
+// The factorisation with `domains` domains of tile rows (graph.hpp; 1: the flat tree), run
+// sequentially in program order on the host with the tasks' kernels, skipping the one task named
+// (skip_kernel at i, j, k; none when i < 0), then checked.
 template <typename T>
-QrCheck check_with_a_skipped_task(int n, int block, int ib, Kernel skip_kernel, int si, int sj,
-                                  int sk) {
+QrCheck check_with_a_skipped_task(int n, int block, int ib, int domains, Kernel skip_kernel, int si,
+                                  int sj, int sk) {
   GeneralMatrix matrix(n);
   std::vector<T> a(std::size_t(n) * n);
   matrix.fill(a.data(), n);
-  TFactors<T> t(n, block, ib);
-  std::vector<std::vector<T>> v(std::size_t(t.tiles()));
+  TFactors<T> t(n, block, ib, domains);
   auto tile = [&](int i, int j) { return a.data() + i * block + std::size_t(j) * block * n; };
-  for_each_task(t.tiles(), [&](Kernel kernel, int i, int j, int k, int) {
-    if (kernel == skip_kernel && i == si && j == sj && k == sk) return;
-    const int wk = t.width(k), ibk = t.ib(k), ldt = static_cast<int>(t.ld());
-    switch (kernel) {
+  for_each_tree_task(t.tiles(), domains, [&](const Task& task) {
+    const int i = task.i, j = task.j, k = task.k, h = task.top;
+    if (task.kernel == skip_kernel && i == si && j == sj && k == sk) return;
+    const int wk = t.width(k), wi = t.width(i), ibk = t.ib(k), ldt = static_cast<int>(t.ld());
+    // gemqrt reads A_hk itself here (the tasks read a copy): nothing rewrites R in between.
+    switch (task.kernel) {
       case Kernel::Geqrt:
-        cpu_geqrt<T>(wk, wk, ibk, tile(k, k), n, t.tile(k, k), ldt);
+        cpu_geqrt<T>(wi, wk, t.rows(i, k), tile(i, k), n, t.tile(i, k), ldt);
         break;
       case Kernel::Gemqrt:
-        cpu_gemqrt<T>(true, wk, t.width(j), wk, ibk, tile(k, k), n, t.tile(k, k), ldt, tile(k, j),
-                      n);
+        cpu_gemqrt<T>(true, t.width(h), t.width(j), std::min(t.width(h), wk), t.rows(h, k),
+                      tile(h, k), n, t.tile(h, k), ldt, tile(h, j), n);
         break;
       case Kernel::Tpqrt:
-        cpu_tpqrt<T>(t.width(i), wk, ibk, tile(k, k), n, tile(i, k), n, t.tile(i, k), ldt);
+        cpu_tpqrt<T>(wi, wk, ibk, tile(h, k), n, tile(i, k), n, t.tile(i, k), ldt);
         break;
       case Kernel::Tpmqrt:
-        cpu_tpmqrt<T>(true, t.width(i), t.width(j), wk, ibk, tile(i, k), n, t.tile(i, k), ldt,
-                      tile(k, j), n, tile(i, j), n);
+        cpu_tpmqrt<T>(true, wi, t.width(j), wk, ibk, tile(i, k), n, t.tile(i, k), ldt, tile(h, j),
+                      n, tile(i, j), n);
+        break;
+      case Kernel::Ttqrt:
+        cpu_ttqrt<T>(wi, wk, ibk, tile(h, k), n, tile(i, k), n, t.tree_tile(i, k), ldt);
+        break;
+      case Kernel::Ttmqrt:
+        cpu_ttmqrt<T>(true, wi, t.width(j), wk, ibk, tile(i, k), n, t.tree_tile(i, k), ldt,
+                      tile(h, j), n, tile(i, j), n);
         break;
     }
   });
@@ -156,14 +168,63 @@ QrCheck check_with_a_skipped_task(int n, int block, int ib, Kernel skip_kernel, 
 TEST(QrCheck, SeesASkippedTaskAndPassesTheFullGraph) {
   SKIP_WITHOUT_LAPACKE();
   // Sequentially in program order (gemqrt may read A_kk itself there: nothing rewrites R between).
-  QrCheck full = check_with_a_skipped_task<double>(96, 32, 8, Kernel::Geqrt, -1, -1, -1);
+  QrCheck full = check_with_a_skipped_task<double>(96, 32, 8, 1, Kernel::Geqrt, -1, -1, -1);
   EXPECT_LE(full.residual, residual_bound<double>(96));
   EXPECT_LE(full.orthogonality, orthogonality_bound<double>(96));
   // The last update of the last tile, in single precision, where the bound is widest.
-  QrCheck last = check_with_a_skipped_task<float>(96, 32, 8, Kernel::Tpmqrt, 2, 2, 1);
+  QrCheck last = check_with_a_skipped_task<float>(96, 32, 8, 1, Kernel::Tpmqrt, 2, 2, 1);
   EXPECT_GT(last.residual, residual_bound<float>(96));
-  QrCheck row = check_with_a_skipped_task<double>(96, 32, 8, Kernel::Gemqrt, 0, 2, 0);
+  QrCheck row = check_with_a_skipped_task<double>(96, 32, 8, 1, Kernel::Gemqrt, 0, 2, 0);
   EXPECT_GT(row.residual, residual_bound<double>(96));
+}
+
+TEST(QrTree, DomainsMergedByATreePassTheCheckAndASkippedTreeTaskFails) {
+  SKIP_WITHOUT_LAPACKE();
+  // 2, 3 (not a power of two) and 4 domains; n = 230 in tiles of 32 leaves a 6-row last tile
+  // (below ib = 8: its geqrt as a domain top has 6 reflectors), and ib = 12 does not divide 32.
+  for (int domains : {2, 3, 4})
+    for (int ib : {8, 12}) {
+      SCOPED_TRACE(::testing::Message() << "domains=" << domains << " ib=" << ib);
+      QrCheck d =
+          check_with_a_skipped_task<double>(230, 32, ib, domains, Kernel::Geqrt, -1, -1, -1);
+      EXPECT_LE(d.residual, residual_bound<double>(230));
+      EXPECT_LE(d.orthogonality, orthogonality_bound<double>(230));
+      QrCheck s = check_with_a_skipped_task<float>(230, 32, ib, domains, Kernel::Geqrt, -1, -1, -1);
+      EXPECT_LE(s.residual, residual_bound<float>(230));
+      EXPECT_LE(s.orthogonality, orthogonality_bound<float>(230));
+    }
+  // The merge of rows 1 into 0 at step 0, and one of its updates: each breaks the factorisation.
+  QrCheck merge = check_with_a_skipped_task<double>(128, 32, 8, 2, Kernel::Ttqrt, 1, 0, 0);
+  EXPECT_GT(merge.orthogonality + merge.residual, residual_bound<double>(128));
+  QrCheck update = check_with_a_skipped_task<double>(128, 32, 8, 2, Kernel::Ttmqrt, 1, 3, 0);
+  EXPECT_GT(update.residual, residual_bound<double>(128));
+}
+
+TEST(QrTree, EveryColumnIsReducedOnceIntoItsDiagonalTile) {
+  // For each step k, every row i > k is eliminated exactly once (by tpqrt into its domain's top or
+  // by ttqrt into another top), the tops are rows k .. k + domains - 1, and the tree's root is k.
+  for (int domains : {1, 2, 3, 4})
+    for (int nt : {1, 2, 5, 9}) {
+      std::map<std::pair<int, int>, int> eliminated;  // (i, k) -> times
+      std::map<int, int> geqrts;                      // k -> count
+      for_each_tree_task(nt, domains, [&](const Task& t) {
+        if (t.kernel == Kernel::Tpqrt || t.kernel == Kernel::Ttqrt) {
+          ++eliminated[{t.i, t.k}];
+          EXPECT_LT(t.top, t.i);
+          if (t.kernel == Kernel::Tpqrt) EXPECT_EQ((t.i - t.top) % domains, 0);
+        }
+        if (t.kernel == Kernel::Geqrt) {
+          ++geqrts[t.k];
+          EXPECT_LT(t.i - t.k, domains);
+          EXPECT_EQ(t.i, t.top);
+        }
+      });
+      for (int k = 0; k < nt; ++k) {
+        EXPECT_EQ(geqrts[k], std::min(domains, nt - k)) << nt << " " << domains;
+        for (int i = k + 1; i < nt; ++i) EXPECT_EQ((eliminated[{i, k}]), 1) << i << "," << k;
+        EXPECT_EQ((eliminated[{k, k}]), 0);
+      }
+    }
 }
 
 TEST(QrFactorize, RejectsBadSizesAndMismatchedInputs) {

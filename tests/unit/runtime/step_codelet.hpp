@@ -230,6 +230,9 @@ std::vector<QrTask> qr_tasks(int nt, Rng& rng) {
         s.step[0] = make_step(salt(), 2, true, {0, 1, 3});
         s.step[1] = make_step(salt(), 3, true, {2, 0, 1});
         break;
+      case Kernel::Ttqrt:  // the flat tree has none
+      case Kernel::Ttmqrt:
+        break;
     }
     out.push_back(std::move(t));
   });
