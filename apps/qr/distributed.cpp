@@ -110,11 +110,13 @@ void register_tiles(Distributed& dist, Tiles<T>& s, const GeneralMatrix& matrix,
           add(nullptr, 0, s.width(h), s.width(k), grid.owner(h, k), label("V", h, k)).first;
 }
 
-// The task flow of graph.hpp with one domain per process row: at step k each process row
-// eliminates its own tiles of column k into its top tile (geqrt, then the TS kernels: the panel
-// and the update chains stay on their ranks), and the tops are merged by a binary tree (the TT
-// kernels), so the updates of a column cross process rows 2 (P - 1) times per step instead of
-// twice per tile below the top's process row (the flat tree). Every kernel has factorize()'s
+// The task flow of graph.hpp. With the tree, one domain per process row: at step k each process
+// row eliminates its own tiles of column k into its top tile (geqrt, then the TS kernels: the
+// panel and the update chains stay on their ranks), and the tops are merged by a binary tree (the
+// TT kernels), so the updates of a column cross process rows 2 (P - 1) times per step instead of
+// twice per tile off the diagonal tile's process row (the flat tree, one domain). The flat tree
+// pipelines better: row k + 1 is final for step k after its first update, where in the tree it
+// is a domain top, final only after the merge (docs/qr.md). Every kernel has factorize()'s
 // accesses in its order, so the same codelets run it. geqrt, gemqrt, tpqrt and ttqrt run where
 // owner-computes puts them, on the owner of the first tile they write: A_hk's for the panel (R
 // stays there while the tiles below it, on the same rank, come to it), A_hj's for gemqrt.
@@ -180,7 +182,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   s.ib = std::min(cfg.ib, cfg.block);
   s.nt = (cfg.n + cfg.block - 1) / cfg.block;
   s.grid = cfg.grid;
-  s.domains = cfg.flat_tree ? 1 : cfg.grid.p;
+  s.domains = cfg.tree ? cfg.grid.p : 1;
   s.backed = options.platform.empty() || options.platform_run_kernels;
   result.tiles = s.nt;
   result.ib = s.ib;

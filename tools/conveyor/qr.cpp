@@ -34,9 +34,9 @@ struct QrCliOptions {
   bool no_pin = false;
   bool check = false;
   std::string trace;
-  std::string grid;        // PxQ: distributed over MPI ranks
-  bool flat_tree = false;  // with --grid: the flat reduction tree instead of one per process row
-  std::string platform;    // a simulated cluster file
+  std::string grid;      // PxQ: distributed over MPI ranks
+  bool tree = false;     // with --grid: a domain per process row, merged by a binary tree
+  std::string platform;  // a simulated cluster file
   bool sim_run_kernels = false;
   OutputOptions output;
 };
@@ -154,9 +154,8 @@ void run_qr_command(const QrCliOptions& o) {
         "simulated node is not supported by qr yet");
   if (o.sim_run_kernels && o.platform.empty())
     throw UsageError("qr: --sim-run-kernels needs --platform");
-  if (o.flat_tree && !distributed)
-    throw UsageError(
-        "qr: --flat-tree chooses the reduction tree of a run over several ranks (--grid)");
+  if (o.tree && !distributed)
+    throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   if (!distributed)
     for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
 
@@ -179,10 +178,10 @@ void run_qr_command(const QrCliOptions& o) {
         throw UsageError("qr: a simulated cluster runs in one process: leave mpirun out");
       qr::RunConfig c = configs.front();
       c.runtime.platform_run_kernels = o.sim_run_kernels;
-      run_simulated_cluster_qr({c, o.grid, o.output, options, o.flat_tree}, o.platform);
+      run_simulated_cluster_qr({c, o.grid, o.output, options, o.tree}, o.platform);
       return;
     }
-    run_distributed_qr({configs.front(), o.grid, o.output, options, o.flat_tree});
+    run_distributed_qr({configs.front(), o.grid, o.output, options, o.tree});
     return;
   }
   Report report("qr", options);
@@ -266,10 +265,11 @@ void add_qr_command(CLI::App& app) {
                    "Distribute over MPI ranks on a P x Q process grid, tiles 2D block-cyclic (run "
                    "under mpirun -np P*Q; default under mpirun: the most square grid)")
       ->option_text("PxQ");
-  command->add_flag("--flat-tree", o->flat_tree,
-                    "With --grid: eliminate every tile of a column into the diagonal tile (the "
-                    "flat tree of one node, a chain across process rows) instead of one domain per "
-                    "process row merged by a binary tree (the default; docs/qr.md)");
+  command->add_flag("--tree", o->tree,
+                    "With --grid: each process row eliminates its own tiles of a column, and a "
+                    "binary tree merges the process rows (2(P-1) messages per column and step "
+                    "instead of about 2t(P-1)/P), instead of the flat tree of one node, which "
+                    "pipelines better from step to step (docs/qr.md compares them)");
   command
       ->add_option("--platform", o->platform,
                    "A simulated cluster file (docs/simulated-clusters.md): every rank in this "

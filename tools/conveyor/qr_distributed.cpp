@@ -57,7 +57,7 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
   dc.repeat = config.repeat;
   dc.warmup = config.warmup;
   dc.check = config.check;
-  dc.flat_tree = run.flat_tree;
+  dc.tree = run.tree;
   qr::DistributedResult r = qr::run_distributed(dist, dc);
   if (!config.trace.empty()) dist.write_trace(config.trace);
 

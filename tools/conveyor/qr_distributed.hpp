@@ -15,7 +15,8 @@ struct DistributedQrRun {
   std::string grid;            ///< "PxQ"; empty: the most square grid of the job's ranks
   OutputOptions output;
   nlohmann::json options;  ///< for the report
-  bool flat_tree = false;  ///< the flat reduction tree (qr::DistributedConfig::flat_tree)
+  bool tree =
+      false;  ///< a binary reduction tree over the process rows (qr::DistributedConfig::tree)
 };
 
 /// Initialises MPI, runs the distributed factorisation, prints on rank 0. Throws UsageError in a
