@@ -1,12 +1,15 @@
 #include "qr/qr.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "common/host_memory.hpp"
 #include "conveyor/error.hpp"
 #include "qr/cpu_kernels.hpp"
+#include "qr/device_codelets.hpp"
 #include "qr/graph.hpp"
 
 namespace conveyor::apps::qr {
@@ -77,6 +80,7 @@ QrCodelets::QrCodelets(Precision p)
     add_implementations<float>(*this);
   else
     add_implementations<double>(*this);
+  add_device_implementations(*this);
   geqrt.flops(geqrt_flops);
   gemqrt.flops(gemqrt_flops);
   tpqrt.flops(tpqrt_flops);
@@ -92,7 +96,7 @@ TaskCounts task_counts(int tiles) {
 
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
-                        TFactors<T>& t) {
+                        TFactors<T>& t, bool backed) {
   constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("qr: codelets built for " + std::string(to_string(codelets.precision)) +
@@ -113,7 +117,8 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
   // copies of the diagonal tiles' reflectors, each registered as its own matrix.
   std::vector<Data> tiles(static_cast<std::size_t>(nt) * nt), factors(tiles.size()),
       reflectors(static_cast<std::size_t>(nt));
-  std::vector<std::vector<T>> reflector_storage(static_cast<std::size_t>(nt));
+  std::vector<std::unique_ptr<common::HostMatrix<T>>> reflector_storage(
+      static_cast<std::size_t>(nt));
   auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * nt)]; };
   auto factor = [&](int i, int k) -> Data& {
     return factors[static_cast<std::size_t>(i + k * nt)];
@@ -141,9 +146,9 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
         factor(i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
                                           static_cast<std::size_t>(t.ld()), label("T", i, k));
       auto& v = reflector_storage[static_cast<std::size_t>(k)];
-      v.resize(width(k) * width(k));
+      v = std::make_unique<common::HostMatrix<T>>(width(k) * width(k), backed);
       reflectors[static_cast<std::size_t>(k)] =
-          rt.register_matrix(v.data(), width(k), width(k), width(k), label("V", k, k));
+          rt.register_matrix(v->data(), width(k), width(k), width(k), label("V", k, k));
     }
     rt.reset_stats();
     start = rt.seconds();
@@ -199,8 +204,8 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
 }
 
 template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, int, long, int,
-                                        TFactors<float>&);
+                                        TFactors<float>&, bool);
 template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, int, long, int,
-                                         TFactors<double>&);
+                                         TFactors<double>&, bool);
 
 }  // namespace conveyor::apps::qr

@@ -10,7 +10,8 @@
 ///   TFactors<double> t(n, 256, 32);
 ///   auto f = factorize(rt, codelets, a.data(), n, n, 256, t);   // a: R above, reflectors below
 ///
-/// CPU implementations only for now (LAPACKE); without LAPACKE the codelets exist but throw.
+/// CPU implementations through LAPACKE (without it they exist but throw); OpenCL and CUDA ones of
+/// the same kernels (device_kernels.inc) where the build has those back ends.
 #include <cstdint>
 #include <string_view>
 
@@ -28,7 +29,8 @@ using common::to_string;
 /// The codelets' names, as the trace and the per-codelet statistics show them.
 inline constexpr const char* kCodeletNames[] = {"geqrt", "gemqrt", "tpqrt", "tpmqrt"};
 
-/// The four codelets for one precision, each with its CPU implementation and its flop count.
+/// The four codelets for one precision, each with its CPU, OpenCL and CUDA implementations
+/// (device_codelets.hpp) and its flop count.
 struct QrCodelets {
   explicit QrCodelets(Precision precision);
   Precision precision;
@@ -51,11 +53,12 @@ struct Factorization {
 /// the Householder vectors below it (tile by tile, as LAPACK's geqrt/tpqrt leave them), and their
 /// triangular factors in `t`, which must have been made for this n and block (its ib is the inner
 /// blocking). Every tile of `a` and `t` is registered with `rt` and unregistered before return.
-/// Resets rt's statistics first. T must match codelets.precision. Throws UsageError for a bad
-/// size, Error when a task fails.
+/// Resets rt's statistics first. T must match codelets.precision. `backed` = false: a simulated
+/// platform that runs no kernels, where the reflector copies V_k only need addresses. Throws
+/// UsageError for a bad size, Error when a task fails.
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
-                        TFactors<T>& t);
+                        TFactors<T>& t, bool backed = true);
 
 /// Tasks of each kind for `tiles` tiles per side: geqrt t, gemqrt and tpqrt t(t-1)/2, tpmqrt
 /// (t-1)t(2t-1)/6.

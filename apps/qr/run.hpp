@@ -20,7 +20,8 @@ struct RunConfig {
   int block = 0;                ///< tile size; 0: common::default_block(n, workers)
   int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
   Precision precision = Precision::Double;
-  /// CPU workers, scheduler, pinning. Devices are refused for now (CPU kernels only).
+  /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
+  /// platform (`platform`; runs no kernels unless `platform_run_kernels`). Validated first.
   RuntimeOptions runtime;
   int repeat = 1;      ///< factorisations timed; the fastest one is reported
   bool warmup = true;  ///< factorise a 3 x 3-tile matrix first (first-touch, BLAS start-up)
@@ -51,7 +52,8 @@ struct RunResult {
 RunResult run_qr(const RunConfig& config);
 
 /// The checks run_qr does first, on their own. `needs_memory` = false leaves out the host-memory
-/// check (a simulated cluster that runs no kernels holds no matrix).
+/// check (a simulated cluster that runs no kernels holds no matrix; a simulated node that runs none
+/// leaves it out by itself).
 void validate(const RunConfig& config, bool needs_memory = true);
 
 /// config.block, or the shared default for its n and CPU workers when it is 0.

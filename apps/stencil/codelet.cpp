@@ -1,10 +1,13 @@
-// The "jacobi" codelet: decoding a task's buffers into tiles, for each kind of worker.
+// The "jacobi" codelet: decoding a task's buffers (the layout halo.hpp lists) into tiles and
+// strips, for each kind of worker.
 #include <cstddef>
 #include <string>
 
+#include "conveyor/error.hpp"
 #include "stencil/cpu_kernel.hpp"
 #include "stencil/cuda_kernels.hpp"
 #include "stencil/device_tiles.hpp"
+#include "stencil/halo.hpp"
 #include "stencil/opencl_kernels.hpp"
 #include "stencil/stencil.hpp"
 #include "stencil/task_args.hpp"
@@ -14,50 +17,48 @@ namespace {
 
 int as_int(std::size_t v) { return static_cast<int>(v); }
 
-// Buffers 2.. are the neighbours that exist, in the order north, south, west, east: the index of
-// `bit`'s buffer, or -1 when that neighbour is absent.
-int neighbour_index(int bits, int bit) {
-  if (!(bits & bit)) return -1;
-  int index = 2;
-  for (int b = kNorth; b < bit; b <<= 1) index += (bits & b) ? 1 : 0;
-  return index;
+// The buffer's pointer (host pointer, cl_mem or device pointer), nullptr for index -1.
+void* pointer(const TaskContext& t, int index) {
+  return index < 0 ? nullptr : t.buffer(static_cast<std::size_t>(index)).ptr;
 }
 
-TileView host_tile(const TaskContext& t, int index) {
-  if (index < 0) return {};
-  const Buffer& b = t.buffer(static_cast<std::size_t>(index));
-  return {t.data<const double>(static_cast<std::size_t>(index)), b.rows, b.cols, b.ld};
-}
-
-// The device view: buffer pointers (cl_mem or device pointers) and the shapes the kernel needs.
+// The device view: buffer pointers (cl_mem or device pointers) and the shape the kernel needs.
 DeviceTiles device_tiles(const TaskContext& t, int bits) {
   DeviceTiles d;
   d.out = t.buffer(0).ptr;
   d.in = t.buffer(1).ptr;
   d.rows = as_int(t.buffer(1).rows);
   d.cols = as_int(t.buffer(1).cols);
-  auto at = [&](int bit) -> const Buffer* {
-    int i = neighbour_index(bits, bit);
-    return i < 0 ? nullptr : &t.buffer(static_cast<std::size_t>(i));
-  };
-  if (const Buffer* b = at(kNorth)) d.north = b->ptr, d.north_rows = as_int(b->rows);
-  if (const Buffer* b = at(kSouth)) d.south = b->ptr, d.south_rows = as_int(b->rows);
-  if (const Buffer* b = at(kWest)) d.west = b->ptr, d.west_cols = as_int(b->cols);
-  if (const Buffer* b = at(kEast)) d.east = b->ptr;
+  d.north = pointer(t, neighbour_strip_index(bits, kNorth));
+  d.south = pointer(t, neighbour_strip_index(bits, kSouth));
+  d.west = pointer(t, neighbour_strip_index(bits, kWest));
+  d.east = pointer(t, neighbour_strip_index(bits, kEast));
+  d.out_north = pointer(t, own_strip_index(bits, kNorth));
+  d.out_south = pointer(t, own_strip_index(bits, kSouth));
+  d.out_west = pointer(t, own_strip_index(bits, kWest));
+  d.out_east = pointer(t, own_strip_index(bits, kEast));
   return d;
+}
+
+void run_on_cpu(const TaskContext& t) {
+  const TaskArgs a = t.args<TaskArgs>();
+  const Buffer& in = t.buffer(1);
+  auto read = [&](int side) {
+    return static_cast<const double*>(pointer(t, neighbour_strip_index(a.bits, side)));
+  };
+  auto write = [&](int side) {
+    return static_cast<double*>(pointer(t, own_strip_index(a.bits, side)));
+  };
+  cpu_jacobi_tile(a.coefficients(), t.data<double>(0), t.buffer(0).ld,
+                  {t.data<const double>(1), in.rows, in.cols, in.ld},
+                  {read(kNorth), read(kSouth), read(kWest), read(kEast)},
+                  {write(kNorth), write(kSouth), write(kWest), write(kEast)});
 }
 
 }  // namespace
 
-StencilCodelet::StencilCodelet() : jacobi(kCodeletName) {
-  jacobi.cpu([](const TaskContext& t) {
-    const TaskArgs a = t.args<TaskArgs>();
-    cpu_jacobi_tile(a.coefficients(), t.data<double>(0), t.buffer(0).ld, host_tile(t, 1),
-                    host_tile(t, neighbour_index(a.bits, kNorth)),
-                    host_tile(t, neighbour_index(a.bits, kSouth)),
-                    host_tile(t, neighbour_index(a.bits, kWest)),
-                    host_tile(t, neighbour_index(a.bits, kEast)));
-  });
+StencilCodelet::StencilCodelet(bool simulated) : jacobi(kCodeletName) {
+  jacobi.cpu(run_on_cpu);
   if (opencl_kernels_available()) {
     OpenclProgram program;
     program.source = std::string(opencl_jacobi_source());
@@ -73,7 +74,14 @@ StencilCodelet::StencilCodelet() : jacobi(kCodeletName) {
       const TaskArgs a = t.args<TaskArgs>();
       cuda_jacobi_enqueue(t.cuda_stream(), device_tiles(t, a.bits), a.coefficients());
     });
-  // Six flops per cell (two multiplies, four adds): for the model scheduler's prior.
+  else if (simulated)
+    // A simulated platform's devices are of the CUDA kind (docs/simulation.md) and run the CPU
+    // implementation at the modelled end, so the stencil is placeable there without a toolkit.
+    jacobi.cuda([](const TaskContext&) {
+      throw Error("stencil: this build has no CUDA kernels (only simulated devices take them)");
+    });
+  // Six flops per cell (two multiplies, four adds): for the model scheduler's prior and the
+  // simulated platforms' "jacobi" rate.
   jacobi.flops([](const TaskContext& t) {
     return 6.0 * static_cast<double>(t.buffer(0).rows) * static_cast<double>(t.buffer(0).cols);
   });

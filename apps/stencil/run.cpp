@@ -20,8 +20,9 @@ namespace {
 
 using common::TracePhase;
 
-// Input and output tile plus four neighbours: what one task holds on a device at once.
-constexpr int kTilesPerTask = 6;
+// Input and output tile plus eight strips (four of its own, four of its neighbours'): what one
+// task holds on a device at once.
+double task_bytes(int block) { return (2.0 * block * block + 8.0 * block) * sizeof(double); }
 
 // An n x n grid, left uninitialised here: fill_initial writes it on every core, which is also
 // where its pages are first touched.
@@ -46,7 +47,7 @@ void validate_device(const RunConfig& c, const std::string& id, const StencilCod
 
 }  // namespace
 
-void validate(const RunConfig& c) {
+void validate(const RunConfig& c, bool needs_memory) {
   if (c.n <= 0) throw UsageError("stencil: --n must be positive (got " + std::to_string(c.n) + ")");
   if (c.block < 0)
     throw UsageError("stencil: --block must be positive (got " + std::to_string(c.block) + ")");
@@ -54,7 +55,9 @@ void validate(const RunConfig& c) {
     throw UsageError("stencil: --sweeps must be positive (got " + std::to_string(c.sweeps) + ")");
   if (c.repeat <= 0) throw UsageError("stencil: --repeat must be positive");
   if (!c.runtime.platform.empty())
-    throw UsageError("stencil: simulated platforms (--platform) are not supported yet");
+    throw UsageError(
+        "stencil: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
+        "simulated node is not supported yet");
   if (c.runtime.cpus == 0 && c.runtime.devices.empty())
     throw UsageError("stencil: no workers: --devices lists neither cpu nor a device");
   StencilCodelet codelet;
@@ -62,14 +65,15 @@ void validate(const RunConfig& c) {
 
   // A task whose own tiles exceed the device memory could never run: say so before starting.
   const int block = std::min(block_for(c), c.n);
-  const double task_bytes = kTilesPerTask * static_cast<double>(block) * block * sizeof(double);
+  const double need = task_bytes(block);
   const auto limit = c.runtime.device_memory_limit;
-  if (limit > 0 && static_cast<double>(limit) < task_bytes)
+  if (limit > 0 && static_cast<double>(limit) < need)
     throw UsageError("stencil: --device-memory " + std::to_string(limit) +
-                     " bytes cannot hold the 6 tiles of one task (" +
-                     std::to_string(static_cast<long long>(task_bytes)) + " bytes at block " +
+                     " bytes cannot hold the 2 tiles and 8 strips of one task (" +
+                     std::to_string(static_cast<long long>(need)) + " bytes at block " +
                      std::to_string(block) + "); give more or a smaller --block");
 
+  if (!needs_memory) return;
   // The two grids, and the reference's two for the check.
   const double grid = static_cast<double>(c.n) * c.n * sizeof(double);
   common::require_host_memory("stencil", c.n, grid * (c.check ? 4 : 2));

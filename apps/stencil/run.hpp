@@ -44,8 +44,9 @@ struct RunResult {
 /// A result that differs from the reference is not thrown here: see RunResult::passed.
 RunResult run_stencil(const RunConfig& config);
 
-/// The checks run_stencil does first, on their own.
-void validate(const RunConfig& config);
+/// The checks run_stencil does first, on their own. `needs_memory` false: not the check that the
+/// whole grids fit in this host's memory (a simulated cluster that runs no kernels touches none).
+void validate(const RunConfig& config, bool needs_memory = true);
 
 /// config.block, or the shared default for its n and workers (CPU workers plus devices) when 0.
 int block_for(const RunConfig& config);

@@ -2,9 +2,10 @@
 /// The iterative 2D Jacobi 5-point stencil on the Conveyor runtime, written against the public API
 /// only, like apps/cholesky and apps/qr. Two n x n grids (ping-pong) are cut into tiles, each tile
 /// registered as its own matrix (the last row and column of tiles narrower when the tile size does
-/// not divide n); every sweep submits one task per tile that reads its tile and its up to four
-/// neighbours of one grid and writes its tile of the other. The halo exchange is nothing but those
-/// reads: the runtime copies the neighbour tiles wherever the task runs and orders the sweeps.
+/// not divide n), and each tile's four edges as small data of their own (halo strips, halo.hpp);
+/// every sweep submits one task per tile that reads its tile and its up to four neighbours' facing
+/// strips of one grid and writes its tile and its strips of the other. The halo exchange is nothing
+/// but those reads: the runtime copies the strips wherever the task runs and orders the sweeps.
 ///
 ///   conveyor::Runtime rt;
 ///   StencilCodelet codelet;
@@ -24,10 +25,12 @@ inline constexpr const char* kCodeletName = "jacobi";
 
 /// The one codelet, "jacobi", with its CPU, OpenCL and CUDA implementations (the device ones
 /// present when the build has the toolkit). Its tasks' buffers: the output tile (Write), the input
-/// tile (Read), then the neighbours that exist in the order north, south, west, east (Read); which
-/// ones exist travels in the task's args.
+/// tile (Read), the output tile's own edge strips (Write), then the neighbours' strips (Read), in
+/// the order halo.hpp gives; which neighbours exist travels in the task's args.
 struct StencilCodelet {
-  StencilCodelet();
+  /// `simulated`: a CUDA implementation even in a build without CUDA, for a simulated platform's
+  /// devices (which run the CPU implementation); it throws if a real device ever took it.
+  explicit StencilCodelet(bool simulated = false);
   Codelet jacobi;
 };
 
@@ -41,8 +44,9 @@ struct Sweeps {
 };
 
 /// Runs `sweeps` sweeps from grid `a` (n x n, column-major, ld n, boundary included) using `b` as
-/// the other grid, in tiles of `block`. Every tile of both grids is registered with `rt` and
-/// unregistered before return, so the result is in host memory. Throws UsageError for a bad size,
+/// the other grid, in tiles of `block`. Every tile of both grids and their strips (memory of their
+/// own, filled from `a` first) are registered with `rt` and unregistered before return, so the
+/// result is in host memory. Throws UsageError for a bad size,
 /// Error when a task fails.
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
                   int block, int sweeps, const Coefficients& c);

@@ -1,7 +1,7 @@
 // conveyor cholesky on simulated clusters (docs/simulated-clusters.md): every rank's runtime in one
 // process on one virtual clock, the MPI layer's real code over a modelled network. A checked run
 // factorises correctly and sends exactly the closed form's messages; runs repeat exactly; nodes of
-// CPUs only work; QR runs there too; bad requests are one line and exit 2.
+// CPUs only work; QR and the stencil run there too; bad requests are one line and exit 2.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -89,12 +89,42 @@ TEST(CliCluster, QrRunsAndChecksThere) {
   EXPECT_GT(row["time_s"].get<double>(), 0.0);
 }
 
+TEST(CliCluster, StencilRunsChecksAndSendsTheClosedFormsStrips) {
+  CliResult r = run_cluster("stencil --n 300 --block 64 --sweeps 3 --platform " + kCpuCluster +
+                            " --grid 2x2 --sim-run-kernels --check --json");
+  if (r.exit_code == -77) GTEST_SKIP() << "no MPI layer in this build";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_TRUE(row["simulated"].get<bool>());
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_EQ(row["mismatches"], 0);
+  // 5 x 5 tiles on 2 x 2 ranks: 2 borders of 5 tile edges, a strip each way, 3 sweeps.
+  EXPECT_EQ(row["messages"], 3 * 2 * 5 * 2);
+  EXPECT_EQ(row["messages"], row["closed_form_messages"]);
+  EXPECT_EQ(row["bytes"], row["closed_form_bytes"]);
+  EXPECT_GT(row["time_s"].get<double>(), 0.0);
+
+  // Without the kernels: a larger grid in virtual time, no memory behind it.
+  CliResult big = run_cluster("stencil --n 16384 --block 1024 --sweeps 2 --platform " +
+                              kCpuCluster + " --grid 2x2 --json");
+  ASSERT_EQ(big.exit_code, 0) << big.err;
+  auto b = nlohmann::json::parse(big.out)["results"][0];
+  EXPECT_EQ(b["messages"], b["closed_form_messages"]);
+  EXPECT_GT(b["gbs"].get<double>(), 0.0);
+}
+
 TEST(CliCluster, BadRequestsAreOneLineAndExit2) {
   for (const std::string& args : {"--grid 9x9", "--grid 2x1 --check", "--grid 2x1 --gpus 1,2"}) {
     CliResult r = run_cluster("cholesky --n 512 --block 64 --platform " + kGpuCluster + " " + args);
     if (r.exit_code == -77) GTEST_SKIP() << "no MPI layer in this build";
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_NE(r.err.find("conveyor: "), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << args << ": " << r.err;
+  }
+  for (const std::string& args : {"--grid 9x9", "--grid 2x1 --check", "--devices opencl:0"}) {
+    CliResult r = run_cluster("stencil --n 512 --block 64 --platform " + kCpuCluster + " " + args);
+    if (r.exit_code == -77) GTEST_SKIP() << "no MPI layer in this build";
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << args << ": " << r.err;
   }
 }

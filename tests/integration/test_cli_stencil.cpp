@@ -1,5 +1,6 @@
 // conveyor stencil from the command line: a checked run, JSON rows with the copies and the
-// traffic, out of core on opencl:0 when it is present, and bad input as one line with exit 2.
+// traffic, out of core on opencl:0 when it is present, and bad input as one line with exit 2
+// (distributed runs: tests/CMakeLists.txt's mpi_stencil_*, test_cli_cluster.cpp).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -60,11 +61,15 @@ TEST(CliStencil, OutOfCoreOnOpenclIsExact) {
 }
 
 TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
-  for (const char* args : {"--n 0", "--n -4", "--block 0", "--block -3", "--sweeps 0", "--repeat 0",
-                           "--cpus 0", "--devices nonesuch:3", "--devices cpu --device-memory 1MiB",
-                           "--n 64 --devices opencl:0 --device-memory 0",
-                           "--n 512 --block 128 --devices opencl:0 --device-memory 64KiB",
-                           "--n 64 --sched fastest", "--n 4000000", "--bogus"}) {
+  for (const char* args :
+       {"--n 0", "--n -4", "--block 0", "--block -3", "--sweeps 0", "--repeat 0", "--cpus 0",
+        "--devices nonesuch:3", "--devices cpu --device-memory 1MiB",
+        "--n 64 --devices opencl:0 --device-memory 0",
+        "--n 512 --block 128 --devices opencl:0 --device-memory 64KiB", "--n 64 --sched fastest",
+        "--n 4000000", "--bogus",
+        // without mpirun a one-rank job (or a build without MPI says so)
+        "--n 64 --grid 1x2", "--n 64 --grid 2y2", "--n 64 --sim-run-kernels",
+        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/node-2x16core.json"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("stencil ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

@@ -323,41 +323,17 @@ void print_tables(std::ostream& out, const Report& report) {
   // The seed's table 3 (one device) and table 5 (several): copies by direction; with a device
   // memory smaller than the matrix, the evictions and write-backs (which are D2H copies too).
   out << "\nCopies between host and devices (seed 003 tables 3/5; MB = 1e6 bytes)\n";
-  std::vector<std::string> columns{"precision", "devices", "coherence",    "H2D",
-                                   "D2H",       "D2D",     "total copies", "total MB"};
-  bool memory = false;
-  for (const auto& r : rows)
-    memory = memory || r["evictions"].get<std::uint64_t>() > 0 ||
-             r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
-  if (memory)
-    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
   bool prefetched = false;
   for (const auto& r : rows) prefetched = prefetched || r["prefetches"].get<std::uint64_t>() > 0;
-  if (prefetched) columns.insert(columns.end(), {"prefetch", "prefetches", "used", "dropped"});
-  Table copies(columns);
-  for (const auto& r : rows) {
-    std::vector<std::string> row{r["precision"],
-                                 r["devices"],
-                                 r["coherence"],
-                                 std::to_string(r["h2d_copies"].get<std::uint64_t>()),
-                                 std::to_string(r["d2h_copies"].get<std::uint64_t>()),
-                                 std::to_string(r["d2d_copies"].get<std::uint64_t>()),
-                                 std::to_string(r["total_copies"].get<std::uint64_t>()),
-                                 fixed(r["total_bytes"].get<double>() / 1e6, 1)};
-    if (memory) {
-      auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
-      row.insert(row.end(), {std::to_string(r["evictions"].get<std::uint64_t>()),
-                             std::to_string(r["write_backs"].get<std::uint64_t>()),
-                             fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
-                             limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
-    }
-    if (prefetched)
-      row.insert(row.end(), {r["prefetch"].get<bool>() ? "on" : "off",
-                             std::to_string(r["prefetches"].get<std::uint64_t>()),
-                             std::to_string(r["prefetches_used"].get<std::uint64_t>()),
-                             std::to_string(r["prefetches_dropped"].get<std::uint64_t>())});
-    copies.add_row(row);
-  }
+  std::vector<std::string> prefetch_headers;
+  if (prefetched) prefetch_headers = {"prefetch", "prefetches", "used", "dropped"};
+  Table copies =
+      copies_table(rows, {"precision", "devices", "coherence"}, prefetch_headers,
+                   [&](const nlohmann::json& r) -> std::vector<std::string> {
+                     if (!prefetched) return {};
+                     return {r["prefetch"].get<bool>() ? "on" : "off", count(r["prefetches"]),
+                             count(r["prefetches_used"]), count(r["prefetches_dropped"])};
+                   });
   copies.print(out);
 
   if (first["simulated"].get<bool>()) print_table5(out, rows);

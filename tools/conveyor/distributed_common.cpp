@@ -100,8 +100,9 @@ nlohmann::json rank_rows(const std::vector<DistributedStats>& ranks) {
   return rows;
 }
 
-void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks) {
-  out << "\nMessages per rank (factorisation only; MB = 1e6 bytes)\n";
+void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks,
+                      std::string_view scope) {
+  out << "\nMessages per rank (" << scope << "; MB = 1e6 bytes)\n";
   Table table({"rank", "tasks", "sent", "MB sent", "received", "MB received", "progress CPU %"});
   for (const auto& s : ranks)
     table.add_row(

@@ -72,7 +72,9 @@ int cpu_workers(const RuntimeOptions& runtime);
 nlohmann::json rank_rows(const std::vector<DistributedStats>& ranks);
 
 /// The per-rank table of tasks, messages and bytes sent and received and the progress thread's CPU
-/// use, with its caption ("Messages per rank (factorisation only; MB = 1e6 bytes)").
-void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks);
+/// use, with its caption ("Messages per rank (factorisation only; MB = 1e6 bytes)"; `scope` names
+/// what was counted).
+void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ranks,
+                      std::string_view scope = "factorisation only");
 
 }  // namespace conveyor::cli

@@ -1,5 +1,7 @@
-// conveyor qr: tile Householder QR on the task runtime, CPU workers (docs/qr.md): GFLOP/s, tasks
-// per worker, and with --check the residual and the orthogonality of Q against their bounds.
+// conveyor qr: tile Householder QR on the task runtime, CPU workers and devices (docs/qr.md):
+// GFLOP/s, the host/device copies, tasks per worker, and with --check the residual and the
+// orthogonality of Q against their bounds. --platform runs it on a simulated node, or on a
+// simulated cluster.
 #include "qr/qr.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/units.hpp"
 #include "qr/matrix.hpp"
 #include "qr/run.hpp"
 #include "qr_distributed.hpp"
@@ -27,29 +30,46 @@ struct QrCliOptions {
   int ib = qr::kDefaultInnerBlock;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
-  std::string sched;  // empty: the runtime's choice (eager on CPUs)
+  std::string sched;  // empty: the runtime's choice (eager on CPUs, model with a device)
   int cpus = -1;
   int repeat = 1;
   bool no_warmup = false;
   bool no_pin = false;
   bool check = false;
   std::string trace;
-  std::string grid;      // PxQ: distributed over MPI ranks
-  bool tree = false;     // with --grid: a domain per process row, merged by a binary tree
-  std::string platform;  // a simulated cluster file
+  std::string device_memory;  // empty: the devices' own memory
+  std::string grid;           // PxQ: distributed over MPI ranks
+  bool tree = false;          // with --grid: a domain per process row, merged by a binary tree
+  std::string platform;       // a simulated node or cluster file
   bool sim_run_kernels = false;
   OutputOptions output;
 };
 
+// --devices as cholesky and stencil take it: "cpu" means CPU workers, "all" the CPUs and every
+// device; the runtime expands the rest. A simulated node's devices come from its file.
 std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
-  // The devices' kernels are the next slice; say so rather than run on the CPUs alone.
-  for (const auto& d : o.devices)
-    if (d != "cpu" && d != "cpu:0")
-      throw UsageError("qr: --devices takes only cpu for now (got '" + d +
-                       "'); GPU and OpenCL kernels come later");
-  if (o.cpus == 0 || o.cpus < -1) throw UsageError("qr: --cpus must be positive");
+  bool with_cpu = false;
+  std::vector<std::string> device_ids;
+  for (const auto& d : o.devices) {
+    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
+    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
+  }
+  const std::vector<std::string> devices = expand_devices(device_ids);
+  if (!with_cpu && o.cpus > 0) throw UsageError("qr: --cpus needs cpu in --devices");
+  if (o.cpus == 0)
+    throw UsageError("qr: --cpus must be positive (leave cpu out of --devices for none)");
+  if (o.cpus < -1) throw UsageError("qr: --cpus must be positive");
+  if (!o.platform.empty() && !devices.empty())
+    throw UsageError("qr: --platform brings its own devices; give --devices cpu or nothing");
+  std::uint64_t device_memory = 0;
+  if (!o.device_memory.empty()) {
+    device_memory = parse_bytes(o.device_memory, "--device-memory");
+    if (device_memory == 0) throw UsageError("qr: --device-memory must be positive");
+    if (devices.empty() && o.platform.empty())
+      throw UsageError("qr: --device-memory needs a device in --devices");
+  }
   std::vector<qr::RunConfig> configs;
   for (const auto& p : o.precisions) {
     qr::RunConfig c;
@@ -57,7 +77,9 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
     c.block = o.block;
     c.ib = o.ib;
     c.precision = qr::parse_precision(p);
-    c.runtime.cpus = o.cpus;
+    c.runtime.cpus = with_cpu ? o.cpus : 0;
+    c.runtime.devices = devices;
+    c.runtime.device_memory_limit = device_memory;
     c.runtime.pin = !o.no_pin;
     if (!o.sched.empty()) c.runtime.scheduler = o.sched;
     c.repeat = o.repeat;
@@ -71,6 +93,16 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
   return configs;
 }
 
+// A single simulated node (not a cluster file): every device of the platform, the kernels run only
+// with --sim-run-kernels.
+void use_simulated_node(const QrCliOptions& o, std::vector<qr::RunConfig>& configs) {
+  for (auto& c : configs) {
+    c.runtime.platform = o.platform;
+    c.runtime.platform_devices = static_cast<int>(platform_device_count(o.platform));
+    c.runtime.platform_run_kernels = o.sim_run_kernels;
+  }
+}
+
 nlohmann::json checked_or_null(bool checked, double v) {
   return checked ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
@@ -78,17 +110,21 @@ nlohmann::json checked_or_null(bool checked, double v) {
 nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
   nlohmann::json workers = nlohmann::json::array();
-  for (const auto& w : s.workers)
+  int cpu_workers = 0;
+  for (const auto& w : s.workers) {
     workers.push_back({{"name", w.name}, {"tasks", w.tasks}, {"busy_s", w.busy_seconds}});
-  return {
+    cpu_workers += w.name.rfind("cpu", 0) == 0;
+  }
+  const bool simulated = !c.runtime.platform.empty();
+  nlohmann::json row = {
       {"n", c.n},
       {"block", r.block},
       {"ib", r.ib},
       {"tiles", r.best.tiles},
       {"precision", qr::to_string(c.precision)},
-      {"devices", "cpu"},
+      {"devices", workers_label(c.runtime)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
-      {"cpu_workers", s.workers.size()},
+      {"cpu_workers", cpu_workers},
       {"gflops", r.gflops},
       {"time_s", r.best.time_s},
       {"median_time_s", r.median_time_s},
@@ -98,7 +134,10 @@ nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
       {"gemqrt_tasks", r.best.gemqrt_tasks},
       {"tpqrt_tasks", r.best.tpqrt_tasks},
       {"tpmqrt_tasks", r.best.tpmqrt_tasks},
-      {"total_copies", s.total_copies()},
+      {"device_memory_limit_bytes", c.runtime.device_memory_limit},
+      {"prefetches", s.prefetches},
+      {"platform", simulated ? nlohmann::json(c.runtime.platform) : nlohmann::json(nullptr)},
+      {"simulated", simulated},
       {"residual", checked_or_null(r.checked, r.check.residual)},
       {"residual_bound", r.residual_bound},
       {"orthogonality", checked_or_null(r.checked, r.check.orthogonality)},
@@ -107,10 +146,18 @@ nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
       {"cpu_kernels", r.cpu_kernels},
       {"workers", workers},
   };
+  row.update(copy_fields(s));  // total_copies among them
+  return row;
 }
 
 std::string sci(const nlohmann::json& v) {
   return v.is_null() ? "-" : fmt::format("{:.2e}", v.get<double>());
+}
+
+// The copies cholesky and stencil print; with a device memory limit, the evictions and write-backs.
+void print_copies(std::ostream& out, const nlohmann::json& rows) {
+  out << "\nCopies between host and devices (MB = 1e6 bytes)\n";
+  copies_table(rows, {"precision", "devices"}).print(out);
 }
 
 void print_tables(std::ostream& out, const Report& report) {
@@ -125,37 +172,47 @@ void print_tables(std::ostream& out, const Report& report) {
       first["tiles"].get<int>(), counts.total(), counts.geqrt, counts.gemqrt, counts.tpqrt,
       counts.tpmqrt, qr::qr_flops(first["n"].get<int>()), first["cpu_kernels"].get<std::string>());
 
-  Table perf({"precision", "devices", "scheduler", "time s", "GFLOP/s", "residual", "bound",
-              "orthogonality", "bound", "check"});
+  Table perf({"precision", "devices", "scheduler",
+              first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual",
+              "bound", "orthogonality", "bound", "check"});
   for (const auto& r : rows)
     perf.add_row({r["precision"], r["devices"], r["scheduler"], fixed(r["time_s"], 3),
                   fixed(r["gflops"], 2), sci(r["residual"]), sci(r["residual_bound"]),
                   sci(r["orthogonality"]), sci(r["orthogonality_bound"]), r["check"]});
   perf.print(out);
+  print_copies(out, rows);
 
   out << "\nTasks per worker (fastest run)\n";
   Table workers({"precision", "scheduler", "worker", "tasks", "busy s"});
   for (const auto& r : rows)
-    for (const auto& w : r["workers"])
+    for (const auto& w : r["workers"]) {
+      // A simulated host has many cores: list only the workers that ran something.
+      if (r["simulated"].get<bool>() && w["tasks"].get<std::uint64_t>() == 0) continue;
       workers.add_row({r["precision"], r["scheduler"], w["name"],
                        std::to_string(w["tasks"].get<std::uint64_t>()),
                        fixed(w["busy_s"].get<double>(), 3)});
+    }
   workers.print(out);
 }
 
 void run_qr_command(const QrCliOptions& o) {
   auto configs = configurations(o);
+  // A cluster file goes to the distributed path; a node file is one simulated node, like
+  // cholesky's.
+  const bool cluster = !o.platform.empty() && is_cluster(o.platform);
+  const bool node = !o.platform.empty() && !cluster;
   // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
   // exactly as a build without MPI does.
-  const bool distributed = !o.grid.empty() || mpi_launched() || !o.platform.empty();
-  if (!o.platform.empty() && !is_cluster(o.platform))
+  const bool distributed = !o.grid.empty() || mpi_launched() || cluster;
+  if (node && distributed)
     throw UsageError(
-        "qr: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
-        "simulated node is not supported by qr yet");
+        "qr: --platform with a node file simulates one node; it does not combine with --grid or "
+        "mpirun (a cluster file does: docs/simulated-clusters.md)");
   if (o.sim_run_kernels && o.platform.empty())
     throw UsageError("qr: --sim-run-kernels needs --platform");
   if (o.tree && !distributed)
     throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
+  if (node) use_simulated_node(o, configs);
   if (!distributed)
     for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
 
@@ -168,12 +225,15 @@ void run_qr_command(const QrCliOptions& o) {
                             {"cpus", o.cpus},
                             {"repeat", o.repeat},
                             {"check", o.check},
+                            {"device_memory", o.device_memory},
+                            {"platform", o.platform},
+                            {"sim_run_kernels", o.sim_run_kernels},
                             {"warmup", !o.no_warmup},
                             {"pin", !o.no_pin}};
   if (distributed) {
     if (configs.size() > 1)
       throw UsageError("qr: a distributed run takes one configuration (one precision)");
-    if (!o.platform.empty()) {
+    if (cluster) {
       if (mpi_launched())
         throw UsageError("qr: a simulated cluster runs in one process: leave mpirun out");
       qr::RunConfig c = configs.front();
@@ -199,13 +259,19 @@ void run_qr_command(const QrCliOptions& o) {
   if (!o.block_given)
     report.add_note(fmt::format(
         "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
-        "most 1024; --block sets it)",
-        first["block"].get<int>(), o.n, first["cpu_workers"].get<int>()));
+        "most 1024, or 2048 without CPU workers; --block sets it)",
+        first["block"].get<int>(), o.n,
+        first["cpu_workers"].get<int>() +
+            static_cast<int>(configs.front().runtime.devices.size())));
   if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
   report.add_note(
       "GFLOP/s = (4/3 n^3) / time / 1e9; time from the first submit to the end of wait_all "
       "(fastest of --repeat)");
+  if (node)
+    report.add_note(fmt::format(
+        "simulated on {}: the time is virtual, from the platform's rates{}", o.platform,
+        o.sim_run_kernels ? "; the CPU kernels ran, for every task" : "; no kernel ran"));
   if (o.check)
     report.add_note(
         "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
@@ -220,7 +286,8 @@ void add_qr_command(CLI::App& app) {
   auto o = std::make_shared<QrCliOptions>();
   CLI::App* command = app.add_subcommand(
       "qr",
-      "Tile Householder QR factorisation on the task runtime (CPU workers): GFLOP/s and a check");
+      "Tile Householder QR factorisation on the task runtime (CPU workers, OpenCL and CUDA "
+      "devices): GFLOP/s, host/device copies and a check");
   command->add_option("--n", o->n, "Matrix order (default 4096)")->option_text("N");
   command
       ->add_option("--block", o->block,
@@ -239,13 +306,14 @@ void add_qr_command(CLI::App& app) {
       ->option_text("s|d[,..]");
   command
       ->add_option("--devices", o->devices,
-                   "Workers: only cpu for now (GPU/OpenCL kernels come later)")
+                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
+                   "all (default cpu; see conveyor devices)")
       ->delimiter(',')
-      ->option_text("cpu");
+      ->option_text("LIST");
   command
       ->add_option("--sched", o->sched,
-                   "eager (default on CPUs), model, model-ready, round-robin, offload, locality "
-                   "(docs/models.md)")
+                   "eager, model, model-ready, round-robin, offload, locality (default: model when "
+                   "a device is listed, else eager; docs/models.md)")
       ->option_text("NAME");
   command->add_option("--cpus", o->cpus, "CPU workers (default one per core)")->option_text("K");
   command
@@ -258,6 +326,11 @@ void add_qr_command(CLI::App& app) {
   command->add_flag("--check", o->check,
                     "Check ||A - Q R||_F / ||A||_F and ||Q^T Q - I||_F / n, each <= 4 n * unit "
                     "roundoff; exit 1 when above");
+  command
+      ->add_option("--device-memory", o->device_memory,
+                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
+                   "memory is a cache of the host: a matrix larger than it still factorises")
+      ->option_text("SIZE");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
   command
@@ -271,11 +344,14 @@ void add_qr_command(CLI::App& app) {
                     "instead of about 2t(P-1)/P), instead of the flat tree of one node, which "
                     "pipelines better from step to step (docs/qr.md compares them)");
   command
-      ->add_option("--platform", o->platform,
-                   "A simulated cluster file (docs/simulated-clusters.md): every rank in this "
-                   "process on modelled nodes and network, times virtual; with --grid PxQ")
+      ->add_option(
+          "--platform", o->platform,
+          "A simulated platform (docs/simulation.md): a node file (platforms/node-*.json, "
+          "4xV100-pcie3.json, ...) runs on that modelled node in virtual time; a cluster "
+          "file (platforms/cluster-*.json) with --grid PxQ runs every rank in this process "
+          "on modelled nodes and network (docs/simulated-clusters.md)")
       ->check(CLI::ExistingFile)
-      ->option_text("CLUSTER");
+      ->option_text("FILE");
   command->add_flag(
       "--sim-run-kernels", o->sim_run_kernels,
       "With --platform: also run the kernels and move the data (small n; allows --check)");
@@ -286,11 +362,18 @@ void add_qr_command(CLI::App& app) {
       "  conveyor qr --n 2048 --block 256 --ib 32 --precision s,d\n"
       "      both precisions, 8 x 8 tiles of 256, reflectors in blocks of 32\n"
       "  conveyor qr --n 1000 --block 96 --ib 40 --check   ragged last tile, ib not dividing B\n"
+      "  conveyor qr --n 2048 --block 256 --devices opencl:0 --check\n"
+      "      every task on the OpenCL device (all four kernels), checked\n"
+      "  conveyor qr --n 2048 --block 256 --devices all     CPUs and every device, model "
+      "scheduler\n"
+      "  conveyor qr --n 16384 --block 1024 --platform platforms/4xV100-pcie3.json\n"
+      "      one simulated node (12 cores, 4 V100), virtual time, no kernel run\n"
       "  conveyor qr --n 4096 --repeat 3 --json-out qr.json\n"
       "  conveyor qr --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
       "  mpirun -np 4 conveyor qr --n 4096 --block 256 --grid 2x2 --check\n"
-      "  conveyor qr --n 16384 --block 512 --platform platforms/cluster-64xcpu.json --grid 4x4\n"
       "      4 ranks, tiles 2D block-cyclic, checked on rank 0\n"
+      "  conveyor qr --n 16384 --block 512 --platform platforms/cluster-64xcpu.json --grid 4x4\n"
+      "      16 simulated nodes in this process\n"
       "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
       "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "
       "below),\ntpmqrt (each tile right of those); docs/qr.md.");

@@ -80,6 +80,44 @@ nlohmann::json copy_fields(const RuntimeStats& s) {
           {"links", links}};
 }
 
+std::string count(const nlohmann::json& value) {
+  return std::to_string(value.get<std::uint64_t>());
+}
+
+Table copies_table(const nlohmann::json& rows, const std::vector<std::string>& leading,
+                   const std::vector<std::string>& extra_headers,
+                   const std::function<std::vector<std::string>(const nlohmann::json&)>& extra) {
+  std::vector<std::string> columns = leading;
+  columns.insert(columns.end(), {"H2D", "D2H", "D2D", "total copies", "total MB"});
+  bool memory = false;
+  for (const auto& r : rows)
+    memory = memory || r["evictions"].get<std::uint64_t>() > 0 ||
+             r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
+  if (memory)
+    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
+  columns.insert(columns.end(), extra_headers.begin(), extra_headers.end());
+  Table copies(columns);
+  for (const auto& r : rows) {
+    std::vector<std::string> row;
+    for (const auto& key : leading) row.push_back(r[key].get<std::string>());
+    row.insert(row.end(),
+               {count(r["h2d_copies"]), count(r["d2h_copies"]), count(r["d2d_copies"]),
+                count(r["total_copies"]), fixed(r["total_bytes"].get<double>() / 1e6, 1)});
+    if (memory) {
+      auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
+      row.insert(row.end(), {count(r["evictions"]), count(r["write_backs"]),
+                             fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
+                             limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
+    }
+    if (extra) {
+      auto cells = extra(r);
+      row.insert(row.end(), cells.begin(), cells.end());
+    }
+    copies.add_row(row);
+  }
+  return copies;
+}
+
 std::string join(const std::vector<std::string>& items, const char* sep) {
   return fmt::format("{}", fmt::join(items, sep));
 }

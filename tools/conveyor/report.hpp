@@ -64,6 +64,18 @@ std::string fixed(double value, int precision);
 /// peak device use, and `links` (copies and bytes per link that carried any).
 nlohmann::json copy_fields(const RuntimeStats& s);
 
+/// An unsigned JSON number as a table cell.
+std::string count(const nlohmann::json& value);
+
+/// The copies table the apps print after their results, one line per result row (which carries
+/// copy_fields): the `leading` fields' values (named as the fields), copies by direction, in
+/// total and MB; when any row had a device memory limit or evicted, its evictions, write-backs,
+/// peak device use and limit; then `extra_headers` with each row's cells from `extra`.
+Table copies_table(
+    const nlohmann::json& rows, const std::vector<std::string>& leading,
+    const std::vector<std::string>& extra_headers = {},
+    const std::function<std::vector<std::string>(const nlohmann::json&)>& extra = {});
+
 /// The items separated by `sep`: join({"s", "d"}) == "s,d" (list options as their records show
 /// them).
 std::string join(const std::vector<std::string>& items, const char* sep = ",");

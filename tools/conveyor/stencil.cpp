@@ -12,9 +12,11 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/process_grid.hpp"
 #include "conveyor/units.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/run.hpp"
+#include "stencil_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -35,6 +37,9 @@ struct StencilCliOptions {
   bool check = false;
   std::string trace;
   std::string device_memory;  // empty: the devices' own memory
+  std::string grid;           // PxQ: distributed over MPI ranks
+  std::string platform;       // a simulated cluster file
+  bool sim_run_kernels = false;
   OutputOptions output;
 };
 
@@ -108,8 +113,6 @@ nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
   return row;
 }
 
-std::string count(const nlohmann::json& v) { return std::to_string(v.get<std::uint64_t>()); }
-
 void print_tables(std::ostream& out, const Report& report) {
   const auto& r = report.results().front();
   const int tiles = r["tiles"].get<int>();
@@ -127,26 +130,7 @@ void print_tables(std::ostream& out, const Report& report) {
 
   // The copies cholesky prints; with a device memory limit, the evictions and write-backs too.
   out << "\nCopies between host and devices (MB = 1e6 bytes)\n";
-  std::vector<std::string> columns{"devices", "H2D", "D2H", "D2D", "total copies", "total MB"};
-  const bool memory = r["evictions"].get<std::uint64_t>() > 0 ||
-                      r["device_memory_limit_bytes"].get<std::uint64_t>() > 0;
-  if (memory)
-    columns.insert(columns.end(), {"evictions", "write-backs", "peak device MB", "limit MB"});
-  Table copies(columns);
-  std::vector<std::string> row{r["devices"],
-                               count(r["h2d_copies"]),
-                               count(r["d2h_copies"]),
-                               count(r["d2d_copies"]),
-                               count(r["total_copies"]),
-                               fixed(r["total_bytes"].get<double>() / 1e6, 1)};
-  if (memory) {
-    auto limit = r["device_memory_limit_bytes"].get<std::uint64_t>();
-    row.insert(row.end(), {count(r["evictions"]), count(r["write_backs"]),
-                           fixed(r["peak_device_bytes"].get<double>() / 1e6, 1),
-                           limit ? fixed(static_cast<double>(limit) / 1e6, 1) : "device"});
-  }
-  copies.add_row(row);
-  copies.print(out);
+  copies_table(nlohmann::json::array({r}), {"devices"}).print(out);
 
   out << "\nTasks per worker (fastest run)\n";
   Table workers({"worker", "tasks", "busy s"});
@@ -156,8 +140,18 @@ void print_tables(std::ostream& out, const Report& report) {
 }
 
 void run_stencil_command(const StencilCliOptions& o) {
+  // MPI is initialised only when asked for: --grid, a launch by mpirun, or a simulated cluster.
+  // Anything else runs exactly as a build without MPI does.
+  const bool distributed = !o.grid.empty() || mpi_launched() || !o.platform.empty();
+  if (!o.platform.empty() && !is_cluster(o.platform))
+    throw UsageError(
+        "stencil: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
+        "simulated node is not supported by stencil yet");
+  if (o.sim_run_kernels && o.platform.empty())
+    throw UsageError("stencil: --sim-run-kernels needs --platform");
+  if (!o.grid.empty()) ProcessGrid::parse(o.grid);  // a typo is refused before MPI starts
   st::RunConfig c = configuration(o);
-  st::validate(c);  // every bad option before the grids are allocated
+  if (!distributed) st::validate(c);  // every bad option before the grids are allocated
 
   nlohmann::json options = {{"n", o.n},
                             {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
@@ -170,6 +164,21 @@ void run_stencil_command(const StencilCliOptions& o) {
                             {"device_memory", o.device_memory},
                             {"warmup", !o.no_warmup},
                             {"pin", !o.no_pin}};
+  if (distributed) {
+    if (!o.platform.empty()) {
+      if (mpi_launched())
+        throw UsageError("stencil: a simulated cluster runs in one process: leave mpirun out");
+      if (!c.runtime.devices.empty())
+        throw UsageError(
+            "stencil: --platform brings its own devices; give --devices cpu or nothing");
+      c.runtime.platform_run_kernels = o.sim_run_kernels;
+      options["platform"] = o.platform;
+      run_simulated_cluster_stencil({c, o.grid, o.output, options}, o.platform);
+      return;
+    }
+    run_distributed_stencil({c, o.grid, o.output, options});
+    return;
+  }
   Report report("stencil", options);
   st::RunResult r = st::run_stencil(c);
   report.add_result(result_row(c, r));
@@ -241,6 +250,19 @@ void add_stencil_command(CLI::App& app) {
       ->option_text("SIZE");
   command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
+  command
+      ->add_option("--grid", o->grid,
+                   "Distribute over MPI ranks on a P x Q process grid, tiles in blocks (run under "
+                   "mpirun -np P*Q; default under mpirun: the most square grid)")
+      ->option_text("PxQ");
+  command
+      ->add_option("--platform", o->platform,
+                   "A simulated cluster file (docs/simulated-clusters.md): every rank in this "
+                   "process on modelled nodes and network, times virtual; with --grid PxQ")
+      ->option_text("FILE");
+  command->add_flag(
+      "--sim-run-kernels", o->sim_run_kernels,
+      "With --platform: also run the kernels and move the data (small n; allows --check)");
   add_output_options(*command, o->output);
   command->footer(
       "Examples:\n"
@@ -251,10 +273,14 @@ void add_stencil_command(CLI::App& app) {
       "  conveyor stencil --n 2048 --block 256 --devices opencl:0 --device-memory 4MiB --check\n"
       "      out of core: two 32 MiB grids through 4 MiB of device memory\n"
       "  conveyor stencil --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
+      "  mpirun -np 4 conveyor stencil --n 8192 --grid 2x2 --check   on 4 ranks, tiles in blocks\n"
+      "  conveyor stencil --n 32768 --block 1024 --platform platforms/cluster-64xcpu.json --grid "
+      "4x4\n"
+      "      16 simulated nodes, virtual time\n"
       "out = c0 in + c1 (north + south + west + east), c0 = 0.5, c1 = 0.125; the outer ring is a\n"
-      "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours (the\n"
-      "halo) of one grid and writing its tile of the other. GB/s counts 2 * 8 * n^2 bytes per\n"
-      "sweep; docs/stencil.md.");
+      "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours' edge\n"
+      "strips (the halo) of one grid and writing its tile and its strips of the other. GB/s\n"
+      "counts 2 * 8 * n^2 bytes per sweep; docs/stencil.md.");
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_stencil_command(*o);

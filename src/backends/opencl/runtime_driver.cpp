@@ -229,11 +229,13 @@ class OpenclDriver final : public device::DeviceDriver {
   void* kernel_for(const detail::CodeletImpl& codelet) {
     const OpenclProgram& program = codelet.program;
     if (program.kernel.empty()) return nullptr;
+    // Keyed by address, so a codelet made where a destroyed one lived must not get its kernel:
+    // the same source built with other options (another precision) is another kernel.
     auto it = kernels_.find(&codelet);
     if (it != kernels_.end() && it->second.source == program.source &&
-        it->second.name == program.kernel)
+        it->second.name == program.kernel && it->second.options == program.options)
       return it->second.kernel.get();
-    Built built{program.source, program.kernel, {}, {}};
+    Built built{program.source, program.kernel, program.options, {}, {}};
     if (!program.binary.empty()) {
       cl_device_id device = context_->facts().device;
       const unsigned char* bytes = program.binary.data();
@@ -257,6 +259,7 @@ class OpenclDriver final : public device::DeviceDriver {
   struct Built {
     std::string source;
     std::string name;
+    std::string options;
     Program program;  // binaries only; source programs live in the DeviceContext cache
     Kernel kernel;
   };

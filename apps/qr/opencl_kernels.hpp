@@ -1,0 +1,46 @@
+#pragma once
+/// OpenCL kernels of the four QR tile kernels (transposed updates only: the factorisation's), one
+/// source for both precisions (opencl_qr_options). The panel kernels (geqrt, tpqrt) run as one
+/// work-group of kOpenclPanelGroup work-items; the updates (gemqrt, tpmqrt) one work-item per
+/// column of the tile they update. The arithmetic is device_kernels.inc's, shared with CUDA.
+///
+///   program.source = opencl_qr_source();  program.kernel = kOpenclKernels[0];  // "qr_geqrt"
+///   program.options = opencl_qr_options(/*double_precision=*/true);
+///   opencl_geqrt_enqueue(queue, kernel, sizeof(double), m, n, ib, a, lda, t, ldt, v, ldv);
+///
+/// The pointers are cl_mem (passed as void* so that this header needs no OpenCL include); every
+/// enqueue returns at once, and throws DeviceError when OpenCL refuses.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace conveyor::apps::qr {
+
+/// The kernel names, in the order of kCodeletNames (geqrt, gemqrt, tpqrt, tpmqrt).
+inline constexpr const char* kOpenclKernels[] = {"qr_geqrt", "qr_gemqrt", "qr_tpqrt", "qr_tpmqrt"};
+/// Work-items of a panel kernel's single work-group (a power of two: the sums halve it).
+inline constexpr int kOpenclPanelGroup = 64;
+
+/// True when Conveyor was built with OpenCL; the enqueue functions throw Error otherwise.
+bool opencl_kernels_available();
+
+/// The OpenCL C source (plain text, present in every build). Double precision needs cl_khr_fp64;
+/// without it the build fails saying so.
+std::string_view opencl_qr_source();
+/// "-DREAL=float" or "-DREAL=double -DREAL_IS_DOUBLE=1".
+std::string opencl_qr_options(bool double_precision);
+
+/// geqrt of the m x n tile a (T: ib x min(m, n)), then a copied to v.
+void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
+                          void* a, int lda, void* t, int ldt, void* v, int ldv);
+/// c <- Q^T c for the k reflectors (v, t) of a geqrt; c is m x n.
+void opencl_gemqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
+                           void* t, int ldt, void* c, int ldc);
+/// tpqrt (l = 0) of the n x n triangle r on the m x n tile b.
+void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
+                          void* r, int ldr, void* b, int ldb, void* t, int ldt);
+/// [a; b] <- Q^T [a; b] for the k reflectors (v, t) of a tpqrt; a is k x n, b m x n.
+void opencl_tpmqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
+                           void* t, int ldt, void* a, int lda, void* b, int ldb);
+
+}  // namespace conveyor::apps::qr

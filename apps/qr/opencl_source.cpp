@@ -1,0 +1,73 @@
+// The OpenCL C source of the QR tile kernels (plain text; built with or without OpenCL): a prelude
+// mapping device_kernels.inc's macros to OpenCL C, the shared code as a string, and the kernels.
+#include "qr/opencl_kernels.hpp"
+
+namespace conveyor::apps::qr {
+namespace {
+
+constexpr const char* kPrelude = R"CLC(
+#ifdef REAL_IS_DOUBLE
+#  ifdef cl_khr_fp64
+#    pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#  else
+#    error "double precision needs cl_khr_fp64, which this device lacks"
+#  endif
+#endif
+#ifndef REAL
+#  define REAL float
+#endif
+#define GLOBAL __global
+#define LOCAL __local
+#define DEVICE_FN
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+)CLC";
+
+// The shared code, stringified by the preprocessor: its macros stay for the OpenCL compiler.
+#define QR_DEVICE_CODE(...) #__VA_ARGS__
+constexpr const char* kShared =
+#include "qr/device_kernels.inc"
+    ;
+#undef QR_DEVICE_CODE
+
+// One work-group per panel task; one work-item per column for the updates (the launcher rounds the
+// range up, so work-items past the last column return).
+constexpr const char* kKernels = R"CLC(
+__kernel void qr_geqrt(const int m, const int n, const int ib, __global REAL* a, const int lda,
+                       __global REAL* t, const int ldt, __global REAL* v, const int ldv,
+                       __local REAL* scratch) {
+  qr_geqrt_group(m, n, ib, a, lda, t, ldt, v, ldv, scratch, get_local_id(0), get_local_size(0));
+}
+__kernel void qr_tpqrt(const int m, const int n, const int ib, __global REAL* r, const int ldr,
+                       __global REAL* b, const int ldb, __global REAL* t, const int ldt,
+                       __local REAL* scratch) {
+  qr_tpqrt_group(m, n, ib, r, ldr, b, ldb, t, ldt, scratch, get_local_id(0), get_local_size(0));
+}
+__kernel void qr_gemqrt(const int m, const int n, const int k, const int ib,
+                        __global const REAL* v, const int ldv, __global const REAL* t,
+                        const int ldt, __global REAL* c, const int ldc) {
+  const int col = get_global_id(0);
+  if (col < n) qr_gemqrt_column(col, m, k, ib, v, ldv, t, ldt, c, ldc);
+}
+__kernel void qr_tpmqrt(const int m, const int n, const int k, const int ib,
+                        __global const REAL* v, const int ldv, __global const REAL* t,
+                        const int ldt, __global REAL* a, const int lda, __global REAL* b,
+                        const int ldb) {
+  const int col = get_global_id(0);
+  if (col < n) qr_tpmqrt_column(col, m, k, ib, v, ldv, t, ldt, a, lda, b, ldb);
+}
+)CLC";
+
+const std::string& source() {
+  static const std::string s = std::string(kPrelude) + kShared + "\n" + kKernels;
+  return s;
+}
+
+}  // namespace
+
+std::string_view opencl_qr_source() { return source(); }
+
+std::string opencl_qr_options(bool double_precision) {
+  return double_precision ? "-DREAL=double -DREAL_IS_DOUBLE=1" : "-DREAL=float";
+}
+
+}  // namespace conveyor::apps::qr

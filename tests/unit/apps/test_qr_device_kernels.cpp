@@ -1,0 +1,207 @@
+// The QR device kernels (OpenCL on PoCL here; CUDA where a GPU is present: the same code,
+// device_kernels.inc), each run as one task through the runtime on a device alone, against the
+// LAPACKE kernels on ragged tiles with ib not dividing the width, in both precisions; then whole
+// factorisations on the device alone and beside a CPU worker, checked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+#include "common/precision.hpp"
+#include "conveyor/records.hpp"
+#include "conveyor/runtime.hpp"
+#include "qr/check.hpp"
+#include "qr/cpu_kernels.hpp"
+#include "qr/matrix.hpp"
+#include "qr/qr.hpp"
+#include "unit/backends/per_device.hpp"
+
+namespace conveyor::apps::qr {
+namespace {
+
+template <typename T>
+struct Tile {
+  int rows, cols, ld;
+  std::vector<T> v;
+  Tile(int r, int c, int pad = 3) : rows(r), cols(c), ld(r + pad), v(std::size_t(ld) * c, T(0)) {}
+  T& operator()(int i, int j) { return v[std::size_t(i) + std::size_t(j) * ld]; }
+  T* data() { return v.data(); }
+};
+
+template <typename T>
+Tile<T> random_tile(int r, int c, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  Tile<T> t(r, c);
+  for (auto& x : t.v) x = T(u(rng));
+  return t;
+}
+
+// The arithmetic differs from LAPACK's (unblocked reflectors, other summation orders): entries
+// agree to a multiple of n u relative to their size.
+template <typename T>
+void expect_close(Tile<T>& got, Tile<T>& want, int n, const char* what) {
+  const double tol = 50.0 * n * common::unit_roundoff<T>();
+  for (int j = 0; j < got.cols; ++j)
+    for (int i = 0; i < got.rows; ++i)
+      ASSERT_NEAR(got(i, j), want(i, j), tol * std::max(1.0, std::fabs(double(want(i, j)))))
+          << what << " (" << i << ", " << j << ")";
+}
+
+// T's blocks: only each block's upper triangle is defined (LAPACK leaves the rest alone).
+template <typename T>
+void expect_t_close(Tile<T>& got, Tile<T>& want, int ib, int n) {
+  const double tol = 50.0 * n * common::unit_roundoff<T>();
+  for (int j = 0; j < got.cols; ++j)
+    for (int q = 0; q <= j % ib; ++q)
+      ASSERT_NEAR(got(q, j), want(q, j), tol * std::max(1.0, std::fabs(double(want(q, j)))))
+          << "T (" << q << ", " << j << ")";
+}
+
+struct Shape {
+  int m, n, ib;
+};
+// geqrt: square, tall, ib not dividing n, ib = n, ib = 1. tpqrt/tpmqrt: the lower tile shorter
+// than the triangle (the ragged last tile row), taller, ib not dividing.
+const Shape kGeqrt[] = {{16, 16, 4}, {37, 29, 8}, {45, 45, 7}, {20, 20, 20}, {9, 9, 1}};
+const Shape kTpqrt[] = {{16, 16, 4}, {11, 29, 8}, {45, 33, 7}, {9, 9, 1}};
+
+class QrDeviceKernels : public test::PerDevice {
+ protected:
+  void SetUp() override {
+    test::PerDevice::SetUp();
+    if (IsSkipped()) return;
+    if (!cpu_kernels_available()) GTEST_SKIP() << "built without LAPACKE (the reference)";
+  }
+  bool lacks_fp64() {
+    return device().info().kind == DeviceKind::OpenCL &&
+           !device_details(device().info()).value("fp64", false);
+  }
+  // A runtime whose only worker is the device, so every task runs there.
+  std::unique_ptr<Runtime> device_runtime() {
+    RuntimeOptions options;
+    options.cpus = 0;
+    options.devices = {GetParam()};
+    options.scheduler = "eager";
+    return std::make_unique<Runtime>(options);
+  }
+
+  // One task of `codelet` on `tiles` (in the codelet's access order), then everything home.
+  template <typename T>
+  void run(Runtime& rt, const Codelet& codelet, std::vector<std::pair<Tile<T>*, Access>> tiles) {
+    std::vector<Data> data;
+    std::vector<DataAccess> accesses;
+    for (auto& [tile, mode] : tiles)
+      data.push_back(rt.register_matrix(tile->data(), std::size_t(tile->rows),
+                                        std::size_t(tile->cols), std::size_t(tile->ld)));
+    for (std::size_t i = 0; i < data.size(); ++i) accesses.push_back({data[i], tiles[i].second});
+    rt.submit(codelet, accesses);
+    rt.wait_all();
+    for (auto& d : data) rt.unregister(d);
+  }
+
+  template <typename T>
+  void check_kernels() {
+    const Precision p = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
+    if (p == Precision::Double && lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
+    auto rt = device_runtime();
+    QrCodelets codelets(p);
+    std::mt19937 rng(11);
+    for (auto s : kGeqrt) {
+      SCOPED_TRACE(::testing::Message() << "geqrt/gemqrt " << s.m << "x" << s.n << " ib " << s.ib);
+      const int k = std::min(s.m, s.n);
+      auto a = random_tile<T>(s.m, s.n, rng), want = a;
+      Tile<T> t(s.ib, k, 0), want_t = t, v(s.m, s.n);
+      cpu_geqrt<T>(s.m, s.n, s.ib, want.data(), want.ld, want_t.data(), want_t.ld);
+      run<T>(*rt, codelets.geqrt,
+             {{&a, Access::ReadWrite}, {&v, Access::Write}, {&t, Access::Write}});
+      expect_close(a, want, s.m, "geqrt's R and V");
+      expect_t_close(t, want_t, s.ib, s.m);
+      expect_close(v, a, 1, "the copy V");
+      // gemqrt with LAPACK's reflectors, on a tile of another width.
+      auto c = random_tile<T>(s.m, 13, rng), want_c = c;
+      cpu_gemqrt<T>(true, s.m, 13, k, s.ib, want.data(), want.ld, want_t.data(), want_t.ld,
+                    want_c.data(), want_c.ld);
+      run<T>(*rt, codelets.gemqrt,
+             {{&want, Access::Read}, {&want_t, Access::Read}, {&c, Access::ReadWrite}});
+      expect_close(c, want_c, s.m, "gemqrt's Q^T C");
+    }
+    for (auto s : kTpqrt) {
+      SCOPED_TRACE(::testing::Message() << "tpqrt/tpmqrt " << s.m << "x" << s.n << " ib " << s.ib);
+      // R's lower triangle holds geqrt's reflectors in the factorisation: it must stay as it is.
+      auto r = random_tile<T>(s.n, s.n, rng), want_r = r;
+      auto b = random_tile<T>(s.m, s.n, rng), want_b = b;
+      Tile<T> t(s.ib, s.n, 0), want_t = t;
+      cpu_tpqrt<T>(s.m, s.n, s.ib, want_r.data(), want_r.ld, want_b.data(), want_b.ld,
+                   want_t.data(), want_t.ld);
+      run<T>(*rt, codelets.tpqrt,
+             {{&r, Access::ReadWrite}, {&b, Access::ReadWrite}, {&t, Access::Write}});
+      expect_close(r, want_r, s.m + s.n, "tpqrt's R (and the untouched lower triangle)");
+      expect_close(b, want_b, s.m + s.n, "tpqrt's V");
+      expect_t_close(t, want_t, s.ib, s.m + s.n);
+      // tpmqrt with LAPACK's reflectors on [A; B] of another width.
+      auto top = random_tile<T>(s.n, 10, rng), want_top = top;
+      auto bottom = random_tile<T>(s.m, 10, rng), want_bottom = bottom;
+      cpu_tpmqrt<T>(true, s.m, 10, s.n, s.ib, want_b.data(), want_b.ld, want_t.data(), want_t.ld,
+                    want_top.data(), want_top.ld, want_bottom.data(), want_bottom.ld);
+      run<T>(*rt, codelets.tpmqrt,
+             {{&want_b, Access::Read},
+              {&want_t, Access::Read},
+              {&top, Access::ReadWrite},
+              {&bottom, Access::ReadWrite}});
+      expect_close(top, want_top, s.m + s.n, "tpmqrt's A");
+      expect_close(bottom, want_bottom, s.m + s.n, "tpmqrt's B");
+    }
+  }
+
+  // A whole factorisation on `rt`, checked as conveyor qr --check does.
+  template <typename T>
+  void expect_checked(Runtime& rt, int n, int block, int ib) {
+    SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block << " ib=" << ib);
+    GeneralMatrix matrix(n);
+    std::vector<T> a(std::size_t(n) * n);
+    matrix.fill(a.data(), n);
+    QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
+    TFactors<T> t(n, block, std::min(ib, block));
+    factorize(rt, codelets, a.data(), n, n, block, t);
+    QrCheck c = check_qr(matrix, a.data(), n, t);
+    EXPECT_LE(c.residual, residual_bound<T>(n));
+    EXPECT_LE(c.orthogonality, orthogonality_bound<T>(n));
+  }
+};
+
+TEST_P(QrDeviceKernels, SingleMatchesLapack) { check_kernels<float>(); }
+TEST_P(QrDeviceKernels, DoubleMatchesLapack) { check_kernels<double>(); }
+
+// Every task on the device: ragged last tiles, ib not dividing the block.
+TEST_P(QrDeviceKernels, FactorisationOnTheDeviceAlonePassesTheCheck) {
+  auto rt = device_runtime();
+  expect_checked<float>(*rt, 250, 96, 40);
+  if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64 (single precision passed)";
+  expect_checked<double>(*rt, 384, 96, 32);
+  EXPECT_EQ(rt->stats().tasks, 30u);  // 4 x 4 tiles: 4 + 6 + 6 + 14
+}
+
+// A CPU worker and the device side by side (eager: both take from one pool), so tiles move between
+// host and device in the middle of the graph.
+TEST_P(QrDeviceKernels, FactorisationBesideACpuWorkerPassesTheCheck) {
+  if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
+  RuntimeOptions options;
+  options.cpus = 1;
+  options.devices = {GetParam()};
+  options.scheduler = "eager";
+  Runtime rt(options);
+  expect_checked<double>(rt, 400, 96, 40);
+  std::uint64_t on_device = 0;
+  for (const auto& w : rt.stats().workers) on_device += w.name.rfind("cpu", 0) != 0 ? w.tasks : 0;
+  EXPECT_GT(on_device, 0u);
+  EXPECT_GT(rt.stats().h2d_copies, 0u);
+}
+
+CONVEYOR_INSTANTIATE_PER_ACCELERATOR(QrDeviceKernels);
+
+}  // namespace
+}  // namespace conveyor::apps::qr
