@@ -14,8 +14,20 @@
 namespace conveyor::distributed {
 namespace {
 
-constexpr auto kMaxSleepActive = std::chrono::microseconds(50);
+// While requests are outstanding the thread sleeps at most an eighth of the time since it last
+// posted or completed one, between 50 us (messages back to back: the latency stays low) and 1 ms (long
+// quiet stretches, e.g. receives posted a whole factorisation step ahead: each poll costs a few
+// microseconds of CPU plus a context switch on a core that a worker needs). So the delay added to
+// a message is at most 50 us or an eighth of the quiet time before it. With no request
+// outstanding only the abort notice is pending: 10 ms.
+constexpr auto kMinSleepCap = std::chrono::microseconds(50);
+constexpr auto kMaxSleepCap = std::chrono::microseconds(1000);
 constexpr auto kMaxSleepIdle = std::chrono::microseconds(10000);
+
+std::chrono::microseconds sleep_cap(std::chrono::steady_clock::duration quiet) {
+  auto eighth = std::chrono::duration_cast<std::chrono::microseconds>(quiet / 8);
+  return std::clamp(eighth, kMinSleepCap, kMaxSleepCap);
+}
 
 std::int64_t thread_cpu_ns() {
   timespec ts{};
@@ -193,6 +205,7 @@ void MpiTransport::loop() {
   };
   post_notice_recv();
   auto sleep = std::chrono::microseconds(0);
+  auto last_progress = std::chrono::steady_clock::now();
 
   for (;;) {
     bool progressed = false;
@@ -257,9 +270,11 @@ void MpiTransport::loop() {
     if (stopping) break;
     if (progressed) {
       sleep = std::chrono::microseconds(0);
+      last_progress = std::chrono::steady_clock::now();
       continue;
     }
-    auto cap = active.empty() ? kMaxSleepIdle : kMaxSleepActive;
+    auto cap = active.empty() ? kMaxSleepIdle
+                              : sleep_cap(std::chrono::steady_clock::now() - last_progress);
     sleep = std::min<std::chrono::microseconds>(
         cap, std::max<std::chrono::microseconds>(std::chrono::microseconds(1), sleep * 2));
     cpu_ns_.store(thread_cpu_ns(), std::memory_order_relaxed);
