@@ -11,6 +11,7 @@
 #   cmake --build build/release --target conveyor_cli bench_scalapack_pdpotrf bench_scalapack_pdgeqrf
 #   N=4096 BLOCK=256 REPEAT=3 bench/distributed/compare.sh
 #   APP=qr N=4096 BLOCK=256 REPEAT=3 bench/distributed/compare.sh
+#   APP=qr EXTRA=--tree GRIDS="2x1 2x2" bench/distributed/compare.sh   # more conveyor options
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$root/build/release}
@@ -27,6 +28,7 @@ BLOCK=${BLOCK:-256}
 REPEAT=${REPEAT:-3}
 RANKS=${RANKS:-"2 4"}
 GRIDS=${GRIDS:-}
+EXTRA=${EXTRA:-}
 if [ -z "$GRIDS" ]; then
   for r in $RANKS; do
     p=1; for d in $(seq 1 "$r"); do [ $((d * d)) -le "$r" ] && [ $((r % d)) -eq 0 ] && p=$d; done
@@ -39,7 +41,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 cores=$(nproc)
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $cores cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "$APP n = $N, block = $BLOCK, double, best of $REPEAT (conveyor and $routine alternating)"
+echo "$APP n = $N, block = $BLOCK, double, best of $REPEAT (conveyor${EXTRA:+ $EXTRA} and $routine alternating)"
 printf '%-6s %-5s %12s %12s %12s %12s %8s\n' ranks grid conveyor_s "${routine}_s" conveyor_GF \
   "${routine}_GF" ratio
 # The field of one JSON document on stdin (conveyor's result row, or the peer's single line).
@@ -52,7 +54,7 @@ for grid in $GRIDS; do
   best_c=0; best_s=0
   for _ in $(seq 1 "$REPEAT"); do
     c=$(mpirun --oversubscribe --bind-to none -np "$r" "$conveyor" "$APP" --n "$N" --block "$BLOCK" \
-          --grid "${p}x${q}" --cpus "$per_rank" --json | field time_s)
+          --grid "${p}x${q}" --cpus "$per_rank" $EXTRA --json | field time_s)
     s=$(OPENBLAS_NUM_THREADS=$per_rank mpirun --oversubscribe --bind-to none -np "$r" "$peer" "$N" "$BLOCK" "$p" "$q" |
           field time_s)
     best_c=$(python3 -c "print($c if $best_c == 0 else min($best_c, $c))")
