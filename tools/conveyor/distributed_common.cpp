@@ -14,6 +14,7 @@
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/simulated_cluster.hpp"
+#include "conveyor/topology.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -58,6 +59,18 @@ void run_on_every_rank(const std::function<void(int rank, int size)>& body) {
       throw QuietExit{1};
     throw;
   }
+}
+
+void require_rank_memory(Distributed& dist, std::string_view command, int n, double bytes) {
+  const double available = static_cast<double>(host_topology().available_bytes);
+  const int local_size = std::max(1, env_int("OMPI_COMM_WORLD_LOCAL_SIZE", 1));
+  const bool fits = available <= 0 || bytes * local_size <= available;
+  // The first rank that does not fit, and its need, agreed on by all (a rank that fits says -1).
+  const double worst = dist.max_over_ranks(fits ? -1.0 : bytes);
+  if (worst < 0) return;
+  throw UsageError(fmt::format(
+      "{}: n = {} needs {:.0f} MB on a rank, and {} rank{} share each node's {:.0f} MB available",
+      command, n, worst / 1e6, local_size, local_size == 1 ? "" : "s", available / 1e6));
 }
 
 ProcessGrid job_grid(std::string_view command, const std::string& grid, int size) {

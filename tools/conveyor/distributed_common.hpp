@@ -64,6 +64,12 @@ ProcessGrid job_grid(std::string_view command, const std::string& grid, int size
 /// each rank gets cores / ranks-on-the-node of them.
 void share_node(RuntimeOptions& runtime);
 
+/// The memory check of a run over MPI ranks, collective over dist's ranks: this rank needs
+/// `bytes` (its tiles, the layer's buffers, rank 0's check), and the ranks on a node share its
+/// available memory. When any rank's share does not fit, every rank throws the same UsageError
+/// ("COMMAND: n = N needs ... MB on rank R ..."), so that none is left waiting.
+void require_rank_memory(Distributed& dist, std::string_view command, int n, double bytes);
+
 /// The CPU workers a runtime made with `runtime` starts (one per core when cpus < 0).
 int cpu_workers(const RuntimeOptions& runtime);
 

@@ -115,6 +115,18 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
         r.check.residual, r.residual_bound, r.check.orthogonality, r.orthogonality_bound));
 }
 
+// What one rank holds, roughly: its tiles of A (1/R of the matrix) and the copies the layer keeps
+// of the tiles it reads from other ranks: the panel tiles of its process row (1/P of the matrix)
+// and the row-k tiles the flat tree's updates pass through (1/Q); rank 0 with the check also the
+// whole matrix, Q and two double matrices (qr::validate's count on one node).
+double rank_bytes(const qr::RunConfig& c, ProcessGrid grid, int rank) {
+  const double elements = static_cast<double>(c.n) * c.n;
+  const double element_bytes = c.precision == qr::Precision::Single ? 4 : 8;
+  double bytes = elements * element_bytes * (1.0 / grid.size() + 1.0 / grid.p + 1.0 / grid.q);
+  if (c.check && rank == 0) bytes += elements * (2 * element_bytes + 2 * sizeof(double));
+  return bytes;
+}
+
 void run_on_ranks(const DistributedQrRun& run, int size) {
   ProcessGrid grid = job_grid("qr", run.grid, size);
   qr::RunConfig config = run.config;
@@ -122,11 +134,12 @@ void run_on_ranks(const DistributedQrRun& run, int size) {
   // Without --block, the tile size suits every rank's workers together, as on one node.
   if (config.block <= 0)
     config.block = apps::common::default_block(config.n, cpu_workers(config.runtime) * size);
-  qr::validate(config);
+  qr::validate(config, /*needs_memory=*/false);  // this rank's share is checked below
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();
   Runtime rt(options);
   Distributed dist(rt);
+  require_rank_memory(dist, "qr", config.n, rank_bytes(config, grid, dist.rank()));
   run_rank(run, config, grid, dist);
 }
 
