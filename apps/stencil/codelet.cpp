@@ -4,8 +4,10 @@
 #include <string>
 
 #include "conveyor/error.hpp"
+#include "stencil/cpu_deep_kernel.hpp"
 #include "stencil/cpu_kernel.hpp"
 #include "stencil/cuda_kernels.hpp"
+#include "stencil/deep_tiles.hpp"
 #include "stencil/device_tiles.hpp"
 #include "stencil/halo.hpp"
 #include "stencil/opencl_kernels.hpp"
@@ -40,8 +42,36 @@ DeviceTiles device_tiles(const TaskContext& t, int bits) {
   return d;
 }
 
+// A task of temporal blocking (width > 1): every buffer by the layout of halo.hpp, strips and
+// corners included, with the tiles' leading dimensions (the user's on CPUs, rows on devices).
+DeepTiles deep_tiles(const TaskContext& t, const TaskArgs& a) {
+  DeepTiles d;
+  d.out = t.buffer(0).ptr;
+  d.in = t.buffer(1).ptr;
+  d.rows = as_int(t.buffer(1).rows);
+  d.cols = as_int(t.buffer(1).cols);
+  d.out_ld = static_cast<long>(t.buffer(0).ld);
+  d.in_ld = static_cast<long>(t.buffer(1).ld);
+  d.bits = a.bits;
+  d.width = a.width;
+  d.depth = a.depth;
+  for (int side : kSides) {
+    d.strips[side_index(side)] = pointer(t, neighbour_strip_index(a.bits, side));
+    d.out_strips[side_index(side)] = pointer(t, own_strip_index(a.bits, side));
+  }
+  for (int k : kCorners) {
+    d.corners[k] = pointer(t, neighbour_corner_index(a.bits, k, a.width));
+    d.out_corners[k] = pointer(t, own_corner_index(a.bits, k, a.width));
+  }
+  return d;
+}
+
 void run_on_cpu(const TaskContext& t) {
   const TaskArgs a = t.args<TaskArgs>();
+  if (a.width > 1) {
+    cpu_jacobi_deep(a.coefficients(), deep_tiles(t, a));
+    return;
+  }
   const Buffer& in = t.buffer(1);
   auto read = [&](int side) {
     return static_cast<const double*>(pointer(t, neighbour_strip_index(a.bits, side)));
@@ -65,14 +95,21 @@ StencilCodelet::StencilCodelet(bool simulated) : jacobi(kCodeletName) {
     program.kernel = kOpenclJacobiKernel;
     jacobi.opencl(std::move(program), [](const TaskContext& t) {
       const TaskArgs a = t.args<TaskArgs>();
-      opencl_jacobi_enqueue(t.opencl_queue(), t.opencl_kernel(), device_tiles(t, a.bits),
-                            a.coefficients());
+      if (a.width > 1)
+        opencl_jacobi_deep_enqueue(t.opencl_queue(), t.opencl_kernel(), deep_tiles(t, a),
+                                   a.coefficients());
+      else
+        opencl_jacobi_enqueue(t.opencl_queue(), t.opencl_kernel(), device_tiles(t, a.bits),
+                              a.coefficients());
     });
   }
   if (cuda_kernels_available())
     jacobi.cuda([](const TaskContext& t) {
       const TaskArgs a = t.args<TaskArgs>();
-      cuda_jacobi_enqueue(t.cuda_stream(), device_tiles(t, a.bits), a.coefficients());
+      if (a.width > 1)
+        cuda_jacobi_deep_enqueue(t.cuda_stream(), deep_tiles(t, a), a.coefficients());
+      else
+        cuda_jacobi_enqueue(t.cuda_stream(), device_tiles(t, a.bits), a.coefficients());
     });
   else if (simulated)
     // A simulated platform's devices are of the CUDA kind (docs/simulation.md) and run the CPU
@@ -80,10 +117,12 @@ StencilCodelet::StencilCodelet(bool simulated) : jacobi(kCodeletName) {
     jacobi.cuda([](const TaskContext&) {
       throw Error("stencil: this build has no CUDA kernels (only simulated devices take them)");
     });
-  // Six flops per cell (two multiplies, four adds): for the model scheduler's prior and the
-  // simulated platforms' "jacobi" rate.
+  // Six flops per cell (two multiplies, four adds) and sweep: for the model scheduler's prior and
+  // the simulated platforms' "jacobi" rate. The halo recomputed by temporal blocking is not
+  // counted (useful work only).
   jacobi.flops([](const TaskContext& t) {
-    return 6.0 * static_cast<double>(t.buffer(0).rows) * static_cast<double>(t.buffer(0).cols);
+    return 6.0 * t.args<TaskArgs>().depth * static_cast<double>(t.buffer(0).rows) *
+           static_cast<double>(t.buffer(0).cols);
   });
 }
 

@@ -4,6 +4,7 @@
 /// found the CUDA toolkit; not yet run on a GPU (docs/stencil.md).
 ///
 ///   cuda_jacobi_enqueue(stream, tiles, coeffs);   // returns at once
+#include "stencil/deep_tiles.hpp"
 #include "stencil/device_tiles.hpp"
 #include "stencil/point.hpp"
 
@@ -15,5 +16,11 @@ bool cuda_kernels_available();
 /// One thread per cell; the pointers in `tiles` are device pointers. Does not wait; a launch
 /// error is thrown as DeviceError.
 void cuda_jacobi_enqueue(void* stream, const DeviceTiles& tiles, const Coefficients& c);
+
+/// Temporal blocking: tiles.depth sweeps of one tile (deep_tiles.hpp) as the OpenCL kernels do
+/// them (gather, depth - 1 sweeps over the extended tile, the last sweep into the tile, its strips
+/// and corners), the extended tile in a scratch kept per driver thread. Compiled, not yet run on a
+/// GPU. Does not wait.
+void cuda_jacobi_deep_enqueue(void* stream, const DeepTiles& tiles, const Coefficients& c);
 
 }  // namespace conveyor::apps::stencil

@@ -10,4 +10,8 @@ void cuda_jacobi_enqueue(void*, const DeviceTiles&, const Coefficients&) {
   throw Error("stencil: built without CUDA");
 }
 
+void cuda_jacobi_deep_enqueue(void*, const DeepTiles&, const Coefficients&) {
+  throw Error("stencil: built without CUDA");
+}
+
 }  // namespace conveyor::apps::stencil

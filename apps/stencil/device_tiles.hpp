@@ -26,6 +26,10 @@ struct DeviceTiles {
 /// Which neighbours exist, as the kernels receive it; also the sides whose strips a tile writes.
 enum NeighbourBits : int { kNorth = 1, kSouth = 2, kWest = 4, kEast = 8 };
 
+/// The four corners of a tile in buffer order (temporal blocking: halo.hpp), each named by the two
+/// sides that meet there.
+enum Corner : int { kNorthWest = 0, kNorthEast = 1, kSouthWest = 2, kSouthEast = 3 };
+
 inline int neighbour_bits(const DeviceTiles& t) {
   return (t.north ? kNorth : 0) | (t.south ? kSouth : 0) | (t.west ? kWest : 0) |
          (t.east ? kEast : 0);

@@ -12,6 +12,17 @@
 ///   2+k .. 1+2k  the neighbours' strips in the same order (Read): the north tile's last row, the
 ///              south tile's first row, the west tile's last column, the east tile's first column
 ///
+/// With temporal blocking (`--temporal-block D`, D > 1: a task does up to D sweeps) the strips are
+/// D wide (D rows of cols values, or rows values in D columns), and because D sweeps of a 5-point
+/// stencil reach the diagonal neighbours too, the D x D corner blocks follow, m = the corners whose
+/// diagonal neighbour exists (both sides of that corner present), in the order NW, NE, SW, SE:
+///   2+2k .. 1+2k+m     the output tile's own corners (Write)
+///   2+2k+m .. 1+2k+2m  the diagonal neighbours' corners that face this tile (Read): the north-west
+///                      tile's SE corner, the north-east's SW, the south-west's NE, the
+///                      south-east's NW
+/// With D = 1 there are no corners (m = 0): the layout, and the graph, are those of one sweep.
+/// Every strip and corner is contiguous (its leading dimension is its number of rows).
+///
 ///   int bits = neighbour_bits(i, j, nt);
 ///   int own = own_strip_index(bits, kWest), theirs = neighbour_strip_index(bits, kWest);
 #include <algorithm>
@@ -23,8 +34,23 @@ namespace conveyor::apps::stencil {
 
 /// The four sides in buffer order.
 inline constexpr int kSides[4] = {kNorth, kSouth, kWest, kEast};
-/// Most buffers a task has: two tiles and eight strips.
-inline constexpr int kMaxTaskBuffers = 10;
+/// Most buffers a task has: two tiles, eight strips and (temporal blocking) eight corners.
+inline constexpr int kMaxTaskBuffers = 18;
+
+inline constexpr int kCorners[4] = {kNorthWest, kNorthEast, kSouthWest, kSouthEast};
+
+/// The side bits whose neighbours must both exist for the diagonal neighbour at `corner` to exist.
+inline int corner_sides(int corner) {
+  return (corner == kNorthWest || corner == kNorthEast ? kNorth : kSouth) |
+         (corner == kNorthWest || corner == kSouthWest ? kWest : kEast);
+}
+
+inline bool has_corner(int bits, int corner) {
+  return (bits & corner_sides(corner)) == corner_sides(corner);
+}
+
+/// The diagonal neighbour's corner that faces `corner` (the north-west tile gives its south-east).
+inline int opposite_corner(int corner) { return 3 - corner; }
 
 /// Which neighbours tile (i, j) of an nt x nt tile grid has.
 inline int neighbour_bits(int i, int j, int nt) {
@@ -67,22 +93,56 @@ inline int neighbour_strip_index(int bits, int side) {
   return (bits & side) ? 2 + present_sides(bits) + sides_before(bits, side) : -1;
 }
 
+inline int present_corners(int bits) {
+  int count = 0;
+  for (int k : kCorners) count += has_corner(bits, k) ? 1 : 0;
+  return count;
+}
+
+/// The buffer of the task's own output corner, or -1 when none (or when `width` is 1: no corners).
+inline int own_corner_index(int bits, int corner, int width) {
+  if (width <= 1 || !has_corner(bits, corner)) return -1;
+  int before = 0;
+  for (int k = 0; k < corner; ++k) before += has_corner(bits, k) ? 1 : 0;
+  return 2 + 2 * present_sides(bits) + before;
+}
+
+/// The buffer of the diagonal neighbour's corner read at `corner`, or -1.
+inline int neighbour_corner_index(int bits, int corner, int width) {
+  const int own = own_corner_index(bits, corner, width);
+  return own < 0 ? -1 : own + present_corners(bits);
+}
+
 /// Values in a rows x cols tile's strip on `side`: cols for a row, rows for a column.
 inline std::size_t strip_length(std::size_t rows, std::size_t cols, int side) {
   return side == kNorth || side == kSouth ? cols : rows;
 }
 
-/// Copies the edge on `side` of a column-major tile (element (r, c) at tile[r + c * ld]) into
-/// `strip`: how the strips of the initial grid are filled.
+/// Copies the `height` x `width` block at (r0, c0) of a column-major tile (element (r, c) at
+/// tile[r + c * ld]) into `block`, contiguous (leading dimension `height`).
+inline void copy_block(const double* tile, std::size_t ld, std::size_t r0, std::size_t c0,
+                       std::size_t height, std::size_t width, double* block) {
+  for (std::size_t c = 0; c < width; ++c)
+    std::copy_n(tile + r0 + (c0 + c) * ld, height, block + c * height);
+}
+
+/// Copies the band of `width` rows or columns on `side` of a column-major tile into `strip`
+/// (contiguous: width x cols for a row band, rows x width for a column band): how the strips of
+/// the initial grid are filled. Width 1 is the tile's edge row or column.
 inline void copy_edge(const double* tile, std::size_t rows, std::size_t cols, std::size_t ld,
-                      int side, double* strip) {
-  if (side == kWest || side == kEast) {
-    const double* column = tile + (side == kWest ? 0 : (cols - 1) * ld);
-    std::copy_n(column, rows, strip);
-    return;
-  }
-  const std::size_t r = side == kNorth ? 0 : rows - 1;
-  for (std::size_t c = 0; c < cols; ++c) strip[c] = tile[r + c * ld];
+                      int side, double* strip, std::size_t width = 1) {
+  const bool row = side == kNorth || side == kSouth;
+  const std::size_t r0 = side == kSouth ? rows - width : 0;
+  const std::size_t c0 = side == kEast ? cols - width : 0;
+  copy_block(tile, ld, r0, c0, row ? width : rows, row ? cols : width, strip);
+}
+
+/// Copies the `width` x `width` block in `corner` of a column-major tile into `block`.
+inline void copy_corner(const double* tile, std::size_t rows, std::size_t cols, std::size_t ld,
+                        int corner, double* block, std::size_t width) {
+  const int sides = corner_sides(corner);
+  copy_block(tile, ld, sides & kSouth ? rows - width : 0, sides & kEast ? cols - width : 0, width,
+             width, block);
 }
 
 }  // namespace conveyor::apps::stencil

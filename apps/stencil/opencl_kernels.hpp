@@ -3,8 +3,10 @@
 ///
 ///   program.source = opencl_jacobi_source();  program.kernel = kOpenclJacobiKernel;
 ///   opencl_jacobi_enqueue(queue, kernel, tiles, coeffs);   // returns at once
+///   opencl_jacobi_deep_enqueue(queue, kernel, deep, coeffs);   // temporal blocking
 #include <string_view>
 
+#include "stencil/deep_tiles.hpp"
 #include "stencil/device_tiles.hpp"
 #include "stencil/point.hpp"
 
@@ -23,5 +25,13 @@ std::string_view opencl_jacobi_source();
 /// Does not wait.
 void opencl_jacobi_enqueue(void* queue, void* kernel, const DeviceTiles& tiles,
                            const Coefficients& c);
+
+/// Temporal blocking: tiles.depth sweeps of one tile (deep_tiles.hpp), on `queue` (in order): the
+/// extended tile gathered by rectangle copies, depth - 1 sweeps over it, the last sweep into the
+/// tile and its own strips and corners. `kernel` is the codelet's jacobi_tile, whose program holds
+/// the other kernels. The extended tile lives in two scratch buffers kept per queue (grown when a
+/// larger tile comes; outside the runtime's --device-memory count). Does not wait.
+void opencl_jacobi_deep_enqueue(void* queue, void* kernel, const DeepTiles& tiles,
+                                const Coefficients& c);
 
 }  // namespace conveyor::apps::stencil

@@ -10,4 +10,8 @@ void opencl_jacobi_enqueue(void*, void*, const DeviceTiles&, const Coefficients&
   throw Error("stencil: built without OpenCL");
 }
 
+void opencl_jacobi_deep_enqueue(void*, void*, const DeepTiles&, const Coefficients&) {
+  throw Error("stencil: built without OpenCL");
+}
+
 }  // namespace conveyor::apps::stencil

@@ -20,10 +20,6 @@ namespace {
 
 using common::TracePhase;
 
-// Input and output tile plus eight strips (four of its own, four of its neighbours'): what one
-// task holds on a device at once.
-double task_bytes(int block) { return (2.0 * block * block + 8.0 * block) * sizeof(double); }
-
 // An n x n grid, left uninitialised here: fill_initial writes it on every core, which is also
 // where its pages are first touched.
 std::unique_ptr<double[]> new_grid(int n) {
@@ -47,6 +43,11 @@ void validate_device(const RunConfig& c, const std::string& id, const StencilCod
 
 }  // namespace
 
+double task_bytes(int block, int width) {
+  const double w = width, corners = width > 1 ? 8.0 * w * w : 0.0;
+  return (2.0 * block * block + 8.0 * w * block + corners) * sizeof(double);
+}
+
 void validate(const RunConfig& c, bool needs_memory) {
   if (c.n <= 0) throw UsageError("stencil: --n must be positive (got " + std::to_string(c.n) + ")");
   if (c.block < 0)
@@ -63,13 +64,14 @@ void validate(const RunConfig& c, bool needs_memory) {
   StencilCodelet codelet;
   for (const auto& id : c.runtime.devices) validate_device(c, id, codelet);
 
-  // A task whose own tiles exceed the device memory could never run: say so before starting.
   const int block = std::min(block_for(c), c.n);
-  const double need = task_bytes(block);
+  check_temporal_block(c.n, block, c.temporal_block);
+  // A task whose own tiles exceed the device memory could never run: say so before starting.
+  const double need = task_bytes(block, c.temporal_block);
   const auto limit = c.runtime.device_memory_limit;
   if (limit > 0 && static_cast<double>(limit) < need)
     throw UsageError("stencil: --device-memory " + std::to_string(limit) +
-                     " bytes cannot hold the 2 tiles and 8 strips of one task (" +
+                     " bytes cannot hold the 2 tiles, 8 strips and corners of one task (" +
                      std::to_string(static_cast<long long>(need)) + " bytes at block " +
                      std::to_string(block) + "); give more or a smaller --block");
 
@@ -85,6 +87,7 @@ RunResult run_stencil(const RunConfig& c) {
   validate(c);
   RunResult result;
   result.block = std::min(block_for(c), c.n);
+  result.task_bytes = task_bytes(result.block, c.temporal_block);
 
   RuntimeOptions options = c.runtime;
   options.trace = !c.trace.empty();
@@ -104,12 +107,14 @@ RunResult run_stencil(const RunConfig& c) {
   StencilCodelet codelet;
 
   if (c.warmup) {
-    // 3 x 3 tiles: every kind of tile (corner, edge, inner) on every worker kind, two sweeps.
+    // 3 x 3 tiles: every kind of tile (corner, edge, inner) on every worker kind, two rounds of
+    // the run's temporal block (its kernels and scratch too).
     double start = now_us();
-    int wb = std::min(result.block, 64), wn = 3 * wb;
+    const int depth = c.temporal_block;
+    int wb = std::min(result.block, std::max(64, depth)), wn = 3 * wb;
     std::vector<double> wa(static_cast<std::size_t>(wn) * wn), wbuf(wa.size());
     fill_initial(wa.data(), wn);
-    run_sweeps(rt, codelet, wa.data(), wbuf.data(), wn, wb, 2, c.coefficients);
+    run_sweeps(rt, codelet, wa.data(), wbuf.data(), wn, wb, 2 * depth, c.coefficients, depth);
     phases.push_back({"warm-up (3 x 3 tiles, 2 sweeps; OpenCL program build; not timed)", start,
                       now_us(), false});
   }
@@ -121,8 +126,8 @@ RunResult run_stencil(const RunConfig& c) {
     fill_initial(b.get(), c.n);  // first touch of b on every core too; each sweep overwrites it
     phases.push_back({"grid initialisation (not timed)", start, now_us(), false});
     start = now_us();
-    Sweeps s =
-        run_sweeps(rt, codelet, a.get(), b.get(), c.n, result.block, c.sweeps, c.coefficients);
+    Sweeps s = run_sweeps(rt, codelet, a.get(), b.get(), c.n, result.block, c.sweeps,
+                          c.coefficients, c.temporal_block);
     phases.push_back({"sweeps, run " + std::to_string(r + 1) + " (timed)", start, now_us(), true});
     result.times_s.push_back(s.time_s);
     if (r == 0 || s.time_s < result.best.time_s) result.best = s;

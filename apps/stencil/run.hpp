@@ -18,6 +18,9 @@ struct RunConfig {
   int n = 4096;
   int block = 0;  ///< tile size; 0: common::default_block(n, workers)
   int sweeps = 20;
+  /// Sweeps per task (temporal blocking, halo and corners this wide); 1: one sweep per task. At
+  /// most the narrowest tile's side (refused otherwise).
+  int temporal_block = 1;
   Coefficients coefficients;
   /// Devices, CPU count, scheduler, device memory limit. Validated here before the runtime starts.
   RuntimeOptions runtime;
@@ -32,7 +35,8 @@ struct RunResult {
   Sweeps best;    ///< the fastest run (its copies and tasks)
   std::vector<double> times_s;
   double median_time_s = 0;
-  double gbs = 0;  ///< sweeps * sweep_bytes(n) / best time, in 1e9 B/s
+  double gbs = 0;         ///< sweeps * sweep_bytes(n) / best time, in 1e9 B/s
+  double task_bytes = 0;  ///< what one task holds on a device: 2 tiles, 8 strips, 8 corners
   bool checked = false;
   std::uint64_t mismatches = 0;  ///< cells that differ from the reference (when checked)
   double max_abs_diff = 0;       ///< the largest difference (when checked)
@@ -50,5 +54,9 @@ void validate(const RunConfig& config, bool needs_memory = true);
 
 /// config.block, or the shared default for its n and workers (CPU workers plus devices) when 0.
 int block_for(const RunConfig& config);
+
+/// Bytes one task holds on a device at block side `block` and strip width `width`: its input and
+/// output tiles, eight strips (four read, four written) and, for width > 1, eight corners.
+double task_bytes(int block, int width);
 
 }  // namespace conveyor::apps::stencil

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conveyor/error.hpp"
@@ -15,44 +16,57 @@
 namespace conveyor::apps::stencil {
 namespace {
 
-// The tiles of one grid and their edge strips, registered one by one: Runtime::partition wants
-// tiles that divide the matrix, and a ragged last row and column of tiles is what the stencil must
-// allow. The tiles are views of the grid; the strips live in memory of their own (4 n t values at
-// most), filled from the grid's edges when `fill_strips` (the grid the first sweep reads).
+// The tiles of one grid, their edge strips and (temporal blocking) their corners, registered one
+// by one: Runtime::partition wants tiles that divide the matrix, and a ragged last row and column
+// of tiles is what the stencil must allow. The tiles are views of the grid; strips and corners live
+// in memory of their own (at most 4 D n t + 4 D^2 t^2 values for width D), filled from the grid's
+// edges when `fill_strips` (the grid the first round reads).
 class HaloGrid {
  public:
-  HaloGrid(Runtime& rt, double* grid, int n, int block, const char* name, bool fill_strips)
+  HaloGrid(Runtime& rt, double* grid, int n, int block, int width, const char* name,
+           bool fill_strips)
       : rt_(rt) {
     const int nt = tiles_per_side(n, block);
-    handles_.reset(nt);
-    strips_ = std::make_unique<double[]>(4 * static_cast<std::size_t>(n) * nt);
-    auto width = [&](int i) { return static_cast<std::size_t>(std::min(block, n - i * block)); };
+    handles_.reset(nt, width);
+    const auto w = static_cast<std::size_t>(width), t = static_cast<std::size_t>(nt);
+    strips_ = std::make_unique<double[]>(4 * w * static_cast<std::size_t>(n) * t +
+                                         (width > 1 ? 4 * w * w * t * t : 0));
+    auto extent = [&](int i) { return static_cast<std::size_t>(std::min(block, n - i * block)); };
     auto label = [&](const char* kind, int i, int j) {
       return std::string(name) + kind + "[" + std::to_string(i) + "," + std::to_string(j) + "]";
     };
     const auto ld = static_cast<std::size_t>(n);
     std::size_t used = 0;
+    // A contiguous piece of rows x cols values, registered as a matrix of its own.
+    auto piece = [&](std::size_t rows, std::size_t cols, const std::string& text) {
+      double* p = strips_.get() + used;
+      used += rows * cols;
+      return std::pair<double*, Data>(p, rt.register_matrix(p, rows, cols, rows, text));
+    };
+    static constexpr const char* kSideNames[4] = {".N", ".S", ".W", ".E"};
+    static constexpr const char* kCornerNames[4] = {".NW", ".NE", ".SW", ".SE"};
     try {
       for (int j = 0; j < nt; ++j)
         for (int i = 0; i < nt; ++i) {
-          const std::size_t rows = width(i), cols = width(j);
+          const std::size_t rows = extent(i), cols = extent(j);
           double* tile = grid + static_cast<long>(i) * block + static_cast<long>(j) * block * n;
           handles_.tile(i, j) = rt.register_matrix(tile, rows, cols, ld, label("", i, j));
           const int bits = neighbour_bits(i, j, nt);
           for (int side : kSides) {
             if (!(bits & side)) continue;
-            double* strip = strips_.get() + used;
-            used += strip_length(rows, cols, side);
-            if (fill_strips) copy_edge(tile, rows, cols, ld, side, strip);
-            // A row strip is 1 x cols, a column strip rows x 1; both contiguous.
+            // A row strip is width x cols, a column strip rows x width; both contiguous.
             const bool row = side == kNorth || side == kSouth;
-            handles_.strip(i, j, side) =
-                rt.register_matrix(strip, row ? 1 : rows, row ? cols : 1, row ? 1 : rows,
-                                   label(side == kNorth   ? ".N"
-                                         : side == kSouth ? ".S"
-                                         : side == kWest  ? ".W"
-                                                          : ".E",
-                                         i, j));
+            auto [strip, data] =
+                piece(row ? w : rows, row ? cols : w, label(kSideNames[side_index(side)], i, j));
+            handles_.strip(i, j, side) = data;
+            if (fill_strips) copy_edge(tile, rows, cols, ld, side, strip, w);
+          }
+          if (width == 1) continue;
+          for (int k : kCorners) {
+            if (!has_corner(bits, k)) continue;
+            auto [corner, data] = piece(w, w, label(kCornerNames[k], i, j));
+            handles_.corner(i, j, k) = data;
+            if (fill_strips) copy_corner(tile, rows, cols, ld, k, corner, w);
           }
         }
     } catch (...) {
@@ -67,12 +81,12 @@ class HaloGrid {
   ~HaloGrid() { release(); }
   /// Unregisters every tile and strip, throwing what the runtime throws (a copy home that failed).
   void unregister() {
-    for (auto* set : {&handles_.tiles, &handles_.strips})
+    for (auto* set : {&handles_.tiles, &handles_.strips, &handles_.corners})
       for (auto& d : *set)
         if (d.registered()) rt_.unregister(d);
   }
   void release() noexcept {
-    for (auto* set : {&handles_.tiles, &handles_.strips})
+    for (auto* set : {&handles_.tiles, &handles_.strips, &handles_.corners})
       for (auto& d : *set) try {
           if (d.registered()) rt_.unregister(d);
         } catch (...) {
@@ -90,23 +104,42 @@ class HaloGrid {
 
 int tiles_per_side(int n, int block) { return block > 0 ? (n + block - 1) / block : 0; }
 
+int narrowest_tile(int n, int block) {
+  block = std::min(block, n);
+  return block > 0 ? n - (tiles_per_side(n, block) - 1) * block : 0;
+}
+
+void check_temporal_block(int n, int block, int depth) {
+  if (depth <= 0)
+    throw UsageError("stencil: --temporal-block must be positive (got " + std::to_string(depth) +
+                     ")");
+  const int narrowest = narrowest_tile(n, block);
+  if (depth > narrowest)
+    throw UsageError("stencil: --temporal-block " + std::to_string(depth) +
+                     " needs tiles at least that wide, but n = " + std::to_string(n) +
+                     " in tiles of " + std::to_string(std::min(block, n)) + " leaves a tile of " +
+                     std::to_string(narrowest) +
+                     " (a halo of D cells must come from the neighbouring tile alone)");
+}
+
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
-                  int block, int sweeps, const Coefficients& c) {
+                  int block, int sweeps, const Coefficients& c, int depth) {
   if (n <= 0) throw UsageError("stencil: --n must be positive (got " + std::to_string(n) + ")");
   if (block <= 0)
     throw UsageError("stencil: --block must be positive (got " + std::to_string(block) + ")");
   if (sweeps < 0) throw UsageError("stencil: --sweeps must not be negative");
   if (block > n) block = n;  // one tile
+  check_temporal_block(n, block, depth);
 
   // a's strips are filled from its edges here, before the clock starts (the grid's
-  // initialisation); b's are written by the first sweep before anyone reads them.
-  HaloGrid grid_a(rt, a, n, block, "A", true), grid_b(rt, b, n, block, "B", false);
+  // initialisation); b's are written by the first round before anyone reads them.
+  HaloGrid grid_a(rt, a, n, block, depth, "A", true), grid_b(rt, b, n, block, depth, "B", false);
   Sweeps s;
   s.tiles = grid_a.handles().nt;
   rt.reset_stats();
   const double start = rt.seconds();
   submit_sweeps<DataAccess>(
-      grid_a.handles(), grid_b.handles(), sweeps, c,
+      grid_a.handles(), grid_b.handles(), sweeps, depth, c,
       [&](std::span<const DataAccess> accesses, int priority, const TaskArgs& args, int, int) {
         rt.submit(codelet.jacobi, accesses, priority, {},
                   std::as_bytes(std::span<const TaskArgs>(&args, 1)));
@@ -117,7 +150,8 @@ Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double*
   grid_a.unregister();
   grid_b.unregister();
   s.stats = rt.stats();  // after unregister, so that any final write-back is counted too
-  s.result = sweeps % 2 == 0 ? a : b;
+  s.rounds = rounds_for(sweeps, depth);
+  s.result = s.rounds % 2 == 0 ? a : b;
   return s;
 }
 

@@ -39,19 +39,28 @@ struct Sweeps {
   double time_s = 0;  ///< from the first submit until wait_all returned
   int tiles = 0;      ///< tiles per side
   std::uint64_t tasks = 0;
+  int rounds = 0;            ///< rounds of tasks: ceil(sweeps / temporal block)
   RuntimeStats stats;        ///< these sweeps alone (reset first)
-  double* result = nullptr;  ///< the grid holding the last sweep: a (even count) or b (odd)
+  double* result = nullptr;  ///< the grid holding the last round: a (even count) or b (odd)
 };
 
 /// Runs `sweeps` sweeps from grid `a` (n x n, column-major, ld n, boundary included) using `b` as
-/// the other grid, in tiles of `block`. Every tile of both grids and their strips (memory of their
-/// own, filled from `a` first) are registered with `rt` and unregistered before return, so the
-/// result is in host memory. Throws UsageError for a bad size,
-/// Error when a task fails.
+/// the other grid, in tiles of `block`, `depth` sweeps per task (temporal blocking: strips and
+/// corners `depth` wide; 1 = one sweep per task, the plain graph). Every tile of both grids and
+/// their strips (memory of their own, filled from `a` first) are registered with `rt` and
+/// unregistered before return, so the result is in host memory. Throws UsageError for a bad size
+/// (depth below 1 or wider than the narrowest tile), Error when a task fails.
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
-                  int block, int sweeps, const Coefficients& c);
+                  int block, int sweeps, const Coefficients& c, int depth = 1);
 
 /// Tiles per side for n and block (the last one narrower when block does not divide n).
 int tiles_per_side(int n, int block);
+
+/// The side of the narrowest tile: the last one's when block does not divide n.
+int narrowest_tile(int n, int block);
+
+/// Throws UsageError unless 1 <= depth <= narrowest_tile(n, block): a task's halo of `depth`
+/// cells must come from its neighbouring tiles alone (refused, not clamped: docs/stencil.md).
+void check_temporal_block(int n, int block, int depth);
 
 }  // namespace conveyor::apps::stencil

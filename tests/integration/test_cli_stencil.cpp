@@ -60,6 +60,20 @@ TEST(CliStencil, OutOfCoreOnOpenclIsExact) {
   EXPECT_EQ(row["device_memory_limit_bytes"], 16 * 1024);
 }
 
+TEST(CliStencil, TemporalBlockRunsInRoundsAndPasses) {
+  // 5 sweeps in rounds of 2: 2, 2, 1; the last tiles 10 wide.
+  CliResult r = run_cli(
+      "stencil --n 100 --block 30 --sweeps 5 --cpus 2 --temporal-block 2 --no-warmup --check "
+      "--json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(row["temporal_block"], 2);
+  EXPECT_EQ(row["rounds"], 3);
+  EXPECT_EQ(row["tasks"], 3 * 16);
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_EQ(row["mismatches"], 0);
+}
+
 TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
   for (const char* args :
        {"--n 0", "--n -4", "--block 0", "--block -3", "--sweeps 0", "--repeat 0", "--cpus 0",
@@ -69,6 +83,9 @@ TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
         "--n 4000000", "--bogus",
         // without mpirun a one-rank job (or a build without MPI says so)
         "--n 64 --grid 1x2", "--n 64 --grid 2y2", "--n 64 --sim-run-kernels",
+        // temporal blocking: below 1, wider than the last tile (37 = 4 * 8 + 5), on several ranks
+        "--n 64 --temporal-block 0", "--n 37 --block 8 --temporal-block 6",
+        "--n 64 --block 16 --temporal-block 2 --grid 1x1",
         "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/node-2x16core.json"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("stencil ") + args);
@@ -80,7 +97,8 @@ TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
 TEST(CliStencil, HelpTeachesWithExamples) {
   CliResult r = run_cli("stencil --help");
   ASSERT_EQ(r.exit_code, 0);
-  for (const char* text : {"Examples:", "--sweeps", "--device-memory", "--check", "2 * 8 * n^2"})
+  for (const char* text :
+       {"Examples:", "--sweeps", "--device-memory", "--check", "2 * 8 * n^2", "--temporal-block 4"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text;
 }
 

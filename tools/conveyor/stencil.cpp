@@ -28,6 +28,7 @@ struct StencilCliOptions {
   int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
   int sweeps = 20;
+  int temporal_block = 1;
   std::vector<std::string> devices{"cpu"};
   std::string sched;  // empty: the runtime's choice (eager on CPUs, model with a device)
   int cpus = -1;
@@ -70,6 +71,7 @@ st::RunConfig configuration(const StencilCliOptions& o) {
   c.n = o.n;
   c.block = o.block;
   c.sweeps = o.sweeps;
+  c.temporal_block = o.temporal_block;
   c.runtime.cpus = with_cpu ? o.cpus : 0;
   c.runtime.pin = !o.no_pin;
   if (!o.sched.empty()) c.runtime.scheduler = o.sched;
@@ -93,6 +95,9 @@ nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
       {"block", r.block},
       {"tiles", r.best.tiles},
       {"sweeps", c.sweeps},
+      {"temporal_block", c.temporal_block},
+      {"rounds", r.best.rounds},
+      {"task_bytes", r.task_bytes},
       {"devices", workers_label(c.runtime)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
       {"cpu_workers", cpu_workers},
@@ -116,11 +121,16 @@ nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
 void print_tables(std::ostream& out, const Report& report) {
   const auto& r = report.results().front();
   const int tiles = r["tiles"].get<int>();
+  const int depth = r["temporal_block"].get<int>();
   out << fmt::format(
-      "Jacobi 5-point stencil n = {}, block = {}: {} x {} tiles, {} sweeps, {} tasks; {:.1f} MB "
+      "Jacobi 5-point stencil n = {}, block = {}: {} x {} tiles, {} sweeps, {} tasks{}; {:.1f} MB "
       "of grid traffic per sweep (2 * 8 * n^2)\n\n",
       r["n"].get<int>(), r["block"].get<int>(), tiles, tiles, r["sweeps"].get<int>(),
-      count(r["tasks"]), r["sweep_bytes"].get<double>() / 1e6);
+      count(r["tasks"]),
+      depth > 1 ? fmt::format(" (temporal block {}: {} rounds, halo {} wide)", depth,
+                              r["rounds"].get<int>(), depth)
+                : "",
+      r["sweep_bytes"].get<double>() / 1e6);
 
   Table perf({"devices", "scheduler", "time s", "median s", "GB/s", "mismatches", "check"});
   perf.add_row({r["devices"], r["scheduler"], fixed(r["time_s"], 3), fixed(r["median_time_s"], 3),
@@ -150,12 +160,17 @@ void run_stencil_command(const StencilCliOptions& o) {
   if (o.sim_run_kernels && o.platform.empty())
     throw UsageError("stencil: --sim-run-kernels needs --platform");
   if (!o.grid.empty()) ProcessGrid::parse(o.grid);  // a typo is refused before MPI starts
+  if (distributed && o.temporal_block > 1)
+    throw UsageError(
+        "stencil: --temporal-block > 1 runs on one node only; with --grid, mpirun or --platform "
+        "give --temporal-block 1");
   st::RunConfig c = configuration(o);
   if (!distributed) st::validate(c);  // every bad option before the grids are allocated
 
   nlohmann::json options = {{"n", o.n},
                             {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
                             {"sweeps", o.sweeps},
+                            {"temporal_block", o.temporal_block},
                             {"devices", join(o.devices, ",")},
                             {"scheduler", o.sched.empty() ? "auto" : o.sched},
                             {"cpus", o.cpus},
@@ -219,6 +234,13 @@ void add_stencil_command(CLI::App& app) {
       ->option_text("B");
   command->add_option("--sweeps", o->sweeps, "Jacobi sweeps (default 20)")->option_text("T");
   command
+      ->add_option("--temporal-block", o->temporal_block,
+                   "Sweeps per task (temporal blocking): each task does D sweeps on its tile from "
+                   "a halo D wide (neighbours' strips and corners, recomputed redundantly), so a "
+                   "tile crosses to a device once per D sweeps; at most the narrowest tile's side; "
+                   "one node only (default 1: one sweep per task)")
+      ->option_text("D");
+  command
       ->add_option("--devices", o->devices,
                    "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
                    "all (default cpu; see conveyor devices)")
@@ -272,6 +294,10 @@ void add_stencil_command(CLI::App& app) {
       "  conveyor stencil --n 1000 --block 96 --sweeps 5 --check  ragged last tiles\n"
       "  conveyor stencil --n 2048 --block 256 --devices opencl:0 --device-memory 4MiB --check\n"
       "      out of core: two 32 MiB grids through 4 MiB of device memory\n"
+      "  conveyor stencil --n 4096 --block 512 --sweeps 20 --temporal-block 4 --devices opencl:0 "
+      "\\\n"
+      "      --device-memory 16MiB --check   4 sweeps per task: each tile crosses once per 4 "
+      "sweeps\n"
       "  conveyor stencil --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
       "  mpirun -np 4 conveyor stencil --n 8192 --grid 2x2 --check   on 4 ranks, tiles in blocks\n"
       "  conveyor stencil --n 32768 --block 1024 --platform platforms/cluster-64xcpu.json --grid "
@@ -279,8 +305,9 @@ void add_stencil_command(CLI::App& app) {
       "      16 simulated nodes, virtual time\n"
       "out = c0 in + c1 (north + south + west + east), c0 = 0.5, c1 = 0.125; the outer ring is a\n"
       "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours' edge\n"
-      "strips (the halo) of one grid and writing its tile and its strips of the other. GB/s\n"
-      "counts 2 * 8 * n^2 bytes per sweep; docs/stencil.md.");
+      "strips (the halo) of one grid and writing its tile and its strips of the other; with\n"
+      "--temporal-block D a task does D sweeps from strips and corners D wide. GB/s counts\n"
+      "2 * 8 * n^2 bytes per sweep; docs/stencil.md.");
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_stencil_command(*o);
