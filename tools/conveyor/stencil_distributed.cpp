@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -137,6 +138,18 @@ void default_block(st::RunConfig& config, int workers_per_rank, int ranks) {
   config.block = apps::common::default_block(config.n, workers_per_rank * ranks);
 }
 
+// What one rank holds: its block of tiles of both grids (1/R of them, one tile more per side at
+// most; the strips it receives are small beside them); rank 0 with the check also the two whole
+// grids gathered and the reference's two (st::validate's count on one node).
+double rank_bytes(const st::RunConfig& c, ProcessGrid grid, int rank) {
+  const double side = static_cast<double>(c.n);
+  const double block = std::min(st::block_for(c), c.n);
+  const double rows = side / grid.p + block, cols = side / grid.q + block;
+  double bytes = 2 * std::min(rows, side) * std::min(cols, side) * sizeof(double);
+  if (c.check && rank == 0) bytes += 4 * side * side * sizeof(double);
+  return bytes;
+}
+
 void run_on_ranks(const DistributedStencilRun& run, int size) {
   ProcessGrid grid = job_grid("stencil", run.grid, size);
   st::RunConfig config = run.config;
@@ -144,11 +157,12 @@ void run_on_ranks(const DistributedStencilRun& run, int size) {
   default_block(config,
                 cpu_workers(config.runtime) + static_cast<int>(config.runtime.devices.size()),
                 grid.size());
-  st::validate(config);
+  st::validate(config, /*needs_memory=*/false);  // this rank's share is checked below
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();
   Runtime rt(options);
   Distributed dist(rt);
+  require_rank_memory(dist, "stencil", config.n, rank_bytes(config, grid, dist.rank()));
   run_rank(run, config, grid, dist, {});
 }
 
