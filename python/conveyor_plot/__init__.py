@@ -9,7 +9,8 @@ or from Python:
     import conveyor_plot
     conveyor_plot.plot(["probe.json"], "probe.svg")
 
-One module per result kind (stream, probe, cholesky, trace, sim) has `draw(results) -> Figure`.
+One module per result kind (stream, probe, cholesky, qr, stencil, trace, sim, models) has
+`draw(results) -> Figure`.
 """
 
 from __future__ import annotations

@@ -53,6 +53,8 @@ DESCRIPTIONS = {
     "sim": "manycore simulator",
     "sim_sweep": "manycore simulator: store-buffer sweep",
     "models": "performance models: task time vs size per device",
+    "qr": "tile Householder QR on the task runtime",
+    "stencil": "Jacobi 5-point stencil on the task runtime",
 }
 
 
@@ -183,7 +185,17 @@ def decorate(fig, results: list, title: str | None) -> None:
     fig.suptitle("\n".join(lines), fontsize=11)
 
     foot = []
-    for r in results:
+    if len(results) > 3:
+        # Many runs joined (one per n, say): their names once, then the span of dates and versions.
+        dates = sorted(str(r.meta["date"]) for r in results if r.meta.get("date"))
+        versions = sorted({r.version for r in results if r.version})
+        parts = [", ".join(r.label or os.path.basename(r.path) for r in results)]
+        if dates:
+            parts.append(dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}")
+        if versions:
+            parts.append("conveyor " + ", ".join(versions))
+        foot.append(" · ".join(parts))
+    for r in results if len(results) <= 3 else []:
         parts = [r.label or os.path.basename(r.path)]
         if r.meta.get("date"):
             parts.append(str(r.meta["date"]))

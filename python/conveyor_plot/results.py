@@ -21,6 +21,8 @@ PLOTTABLE = {
     "sim": "sim",
     "sim_sweep": "sim",
     "models": "models",
+    "qr": "qr",
+    "stencil": "stencil",
 }
 
 

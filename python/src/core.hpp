@@ -18,7 +18,8 @@ void add_runtime(nanobind::module_& m);
 /// RuntimeOptions::devices from Python's `devices=`: 'cpu', 'all', 'opencl:0,cuda:0' or a list of
 /// ids (the CPUs are workers, not devices: 'cpu' adds none).
 std::vector<std::string> device_list(nanobind::handle devices);
-/// cholesky_in_place(...): the apps' tile Cholesky on a NumPy matrix (conveyor.linalg).
+/// cholesky_in_place(...), qr_in_place(...): the apps' tile Cholesky and tile QR on a NumPy matrix
+/// (conveyor.linalg).
 void add_linalg(nanobind::module_& m);
 
 }  // namespace conveyor::python

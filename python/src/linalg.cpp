@@ -1,5 +1,6 @@
-// conveyor.linalg.cholesky's compiled half: the tile Cholesky of apps/cholesky, with its built-in
-// codelets (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm), on a
+// conveyor.linalg's compiled half: the tile Cholesky of apps/cholesky, with its built-in codelets
+// (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm), and the tile
+// Householder QR of apps/qr (LAPACKE on CPU workers, its own OpenCL and CUDA kernels), each on a
 // runtime of its own over a Fortran-ordered NumPy matrix, in place.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -9,6 +10,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -20,6 +22,9 @@
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
+#include "qr/check.hpp"
+#include "qr/qr.hpp"
+#include "qr/run.hpp"
 
 namespace nb = nanobind;
 
@@ -73,6 +78,76 @@ void cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::s
     factorize_in_place<float>(a, block, std::move(options), zero_upper);
   else
     throw UsageError("cholesky: the matrix must hold float64 or float32");
+}
+
+// Turns the BLAS back to one thread per task for the runtime's tasks, and to every thread when it
+// goes (the caller's own BLAS calls, and form_q's sequential kernels, want them all).
+struct SingleThreadedBlasWhileAlive {
+  SingleThreadedBlasWhileAlive() { apps::common::use_single_threaded_blas(); }
+  ~SingleThreadedBlasWhileAlive() { apps::common::use_all_threads_blas(); }
+};
+
+// The tile QR of apps/qr on `a` in place: R ends in its upper triangle (zeros written below), and,
+// when `want_q`, the explicit Q (n x n, Fortran order) is returned, else None.
+template <typename T>
+nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, bool want_q) {
+  namespace qr = apps::qr;
+  const int n = static_cast<int>(a.shape(0));
+  T* data = static_cast<T*>(a.data());
+  // The app's own checks, as `conveyor qr` makes them: devices that exist and can run the
+  // kernels in this precision, workers at all, LAPACKE in the build (form_q needs it too).
+  qr::RunConfig config;
+  config.n = n;
+  config.block = block;
+  config.ib = ib;
+  config.precision = std::is_same_v<T, float> ? qr::Precision::Single : qr::Precision::Double;
+  config.runtime = std::move(options);
+  qr::validate(config, /*needs_memory=*/false);
+  block = qr::block_for(config);
+  qr::TFactors<T> factors(n, block, std::min(ib, block));
+  std::unique_ptr<std::vector<T>> q;
+  {
+    nb::gil_scoped_release release;
+    {
+      SingleThreadedBlasWhileAlive blas_threads;
+      Runtime rt(std::move(config.runtime));
+      qr::QrCodelets codelets(config.precision);
+      qr::factorize<T>(rt, codelets, data, n, n, block, factors);
+    }
+    if (want_q) q = std::make_unique<std::vector<T>>(qr::form_q<T>(data, n, factors));
+    // numpy.linalg.qr's R: zeros below the diagonal, where the reflectors were.
+    for (int j = 0; j < n; ++j)
+      std::fill(data + static_cast<std::size_t>(j) * n + j + 1,
+                data + static_cast<std::size_t>(j) * n + n, T(0));
+  }
+  if (!q) return nb::none();
+  T* q_data = q->data();
+  nb::capsule owner(q.get(), [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  q.release();  // the capsule owns it now
+  const auto side = static_cast<std::size_t>(n);
+  const std::size_t shape[2] = {side, side};
+  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(n)};
+  return nb::cast(nb::ndarray<nb::numpy, T>(q_data, 2, shape, owner, strides));
+}
+
+nb::object qr_in_place(Matrix a, int block, int ib, nb::handle devices, int cpus,
+                       std::string scheduler, bool want_q) {
+  if (a.shape(0) != a.shape(1))
+    throw UsageError("qr: the matrix must be square (got " + std::to_string(a.shape(0)) + " x " +
+                     std::to_string(a.shape(1)) + ")");
+  if (a.shape(0) == 0 || a.shape(0) > static_cast<std::size_t>(INT_MAX / 2))
+    throw UsageError("qr: n = " + std::to_string(a.shape(0)) + " is out of range");
+  if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
+  if (ib <= 0) throw UsageError("qr: ib must be positive");
+  RuntimeOptions options;
+  options.devices = device_list(devices);
+  options.cpus = cpus;
+  options.scheduler = std::move(scheduler);
+  if (a.dtype() == nb::dtype<double>())
+    return qr_typed<double>(a, block, ib, std::move(options), want_q);
+  if (a.dtype() == nb::dtype<float>())
+    return qr_typed<float>(a, block, ib, std::move(options), want_q);
+  throw UsageError("qr: the matrix must hold float64 or float32");
 }
 
 using RowMajor = nb::ndarray<nb::numpy, nb::ndim<2>, nb::c_contig, nb::device::cpu, nb::ro>;
@@ -132,6 +207,10 @@ void add_linalg(nb::module_& m) {
         nb::arg("cpus"), nb::arg("scheduler"), nb::arg("offload"), nb::arg("zero_upper") = true,
         "Factorises a Fortran-ordered float64/float32 matrix in place into L; zero_upper: zeros\n"
         "written above the diagonal (False when they are there already)");
+  m.def("qr_in_place", &qr_in_place, nb::arg("a"), nb::arg("block"), nb::arg("ib"),
+        nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("want_q") = true,
+        "Factorises a square Fortran-ordered float64/float32 matrix in place with the tile QR:\n"
+        "R in its upper triangle, zeros below; returns Q (Fortran order) or None without want_q");
 }
 
 }  // namespace conveyor::python

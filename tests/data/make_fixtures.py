@@ -242,6 +242,64 @@ def devices_fixture():
                                                   "peak_gbs": 0.0, "compute_units": 2}], SMALL_VM))
 
 
+def copy_fields(h2d, d2h, h2d_bytes, d2h_bytes):
+    """The copy fields every app's row has (cholesky, qr, stencil)."""
+    return {"h2d_copies": h2d, "d2h_copies": d2h, "d2d_copies": 0, "total_copies": h2d + d2h,
+            "h2d_bytes": h2d_bytes, "d2h_bytes": d2h_bytes, "d2d_bytes": 0,
+            "total_bytes": h2d_bytes + d2h_bytes}
+
+
+def qr_fixture():
+    """`conveyor qr` at four n (in one file, as several runs joined), both precisions on the CPUs
+    and double on a device; the block chosen per n as the default rule does. No random draws."""
+    rows = []
+    for devices, peak, half in (("cpu", 30.0, 1500.0), ("opencl:0", 4.0, 2500.0)):
+        for precision, factor in (("double", 1.0), ("single", 2.0)):
+            if devices != "cpu" and precision == "single":
+                continue
+            for n, block in ((1024, 256), (2048, 320), (4096, 640), (8192, 1024)):
+                gflops = peak * factor * n / (n + half)
+                time_s = 4 * n**3 / 3 / gflops / 1e9
+                tiles = -(-n // block)
+                row = {"n": n, "block": block, "ib": 32, "tiles": tiles, "precision": precision,
+                       "devices": devices, "scheduler": "eager" if devices == "cpu" else "model",
+                       "cpu_workers": 2 if devices == "cpu" else 0, "gflops": round(gflops, 2),
+                       "time_s": round(time_s, 4), "median_time_s": round(time_s * 1.04, 4),
+                       "repeat": 3, "check": "passed", "platform": None, "simulated": False}
+                tile_bytes = (8 if precision == "double" else 4) * block * block
+                on_device = devices != "cpu"
+                row.update(copy_fields(tiles * tiles if on_device else 0,
+                                       tiles * tiles if on_device else 0,
+                                       tiles * tiles * tile_bytes if on_device else 0,
+                                       tiles * tiles * tile_bytes if on_device else 0))
+                rows.append(row)
+    write("qr.json", result("qr", {"n": 8192, "ib": 32, "repeat": 3}, rows, SMALL_VM))
+
+
+def stencil_fixture():
+    """`conveyor stencil` at four grid sides, 20 sweeps, on the CPUs and on a device (which copies
+    the grid in and both grids home), one sweep per task and, on the device, 4 (--temporal-block).
+    No random draws."""
+    rows = []
+    for devices, rate, depth in (("cpu", 16.0, 1), ("opencl:0", 4.5, 1), ("opencl:0", 9.0, 4)):
+        for n, block in ((1024, 256), (2048, 320), (4096, 640), (8192, 1024)):
+            gbs = rate * (1.0 - 300.0 / (n + 300.0)) if devices == "cpu" else rate * n / (n + 600.0)
+            sweep_bytes = 16.0 * n * n
+            time_s = 20 * sweep_bytes / gbs / 1e9
+            on_device = devices != "cpu"
+            grid = 8 * n * n
+            row = {"n": n, "block": block, "tiles": -(-n // block), "sweeps": 20,
+                   "temporal_block": depth, "rounds": -(-20 // depth), "devices": devices,
+                   "scheduler": "eager" if devices == "cpu" else "model",
+                   "cpu_workers": 2 if devices == "cpu" else 0, "time_s": round(time_s, 4),
+                   "median_time_s": round(time_s * 1.05, 4), "repeat": 3, "gbs": round(gbs, 2),
+                   "sweep_bytes": sweep_bytes, "check": "passed", "mismatches": 0}
+            row.update(copy_fields(16 if on_device else 0, 32 if on_device else 0,
+                                   grid if on_device else 0, 2 * grid if on_device else 0))
+            rows.append(row)
+    write("stencil.json", result("stencil", {"sweeps": 20, "repeat": 3}, rows, SMALL_VM))
+
+
 if __name__ == "__main__":
     random.seed(7)
     stream_fixtures()
@@ -250,4 +308,6 @@ if __name__ == "__main__":
     trace_fixture()
     sim_sweep_fixture()
     devices_fixture()
-    trace_phases_fixture()  # last: it reads trace.json, and the random draws above stay as they were
+    trace_phases_fixture()  # it reads trace.json, and the random draws above stay as they were
+    qr_fixture()  # no random draws: the fixtures above are unchanged by these
+    stencil_fixture()

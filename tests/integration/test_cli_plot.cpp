@@ -71,7 +71,8 @@ TEST_P(CliPlotKinds, DrawsAPng) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, CliPlotKinds,
                          ::testing::Values("stream_threads.json", "stream_single.json",
                                            "stream_pipeline.json", "probe.json", "cholesky.json",
-                                           "trace.json", "trace_phases.json", "sim_sweep.json"),
+                                           "qr.json", "stencil.json", "trace.json",
+                                           "trace_phases.json", "sim_sweep.json"),
                          [](const auto& info) {
                            std::string name = fs::path(info.param).stem().string();
                            for (char& c : name)

@@ -1,6 +1,6 @@
-// conveyor plot: draws JSON results (stream, probe, cholesky, models, sim, sim_sweep) and Chrome
-// traces with matplotlib, by running the conveyor_plot package from the source tree's python/
-// folder (or, installed, from <prefix>/share/conveyor/python).
+// conveyor plot: draws JSON results (stream, probe, cholesky, qr, stencil, models, sim, sim_sweep)
+// and Chrome traces with matplotlib, by running the conveyor_plot package from the source tree's
+// python/ folder (or, installed, from <prefix>/share/conveyor/python).
 // Inputs are checked here first, so that bad input fails at once and without Python.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -35,8 +35,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Keep in step with PLOTTABLE in python/conveyor_plot/results.py.
-constexpr std::array<std::string_view, 7> kPlottable = {"cholesky",  "models", "probe", "sim",
-                                                        "sim_sweep", "stream", "trace"};
+constexpr std::array<std::string_view, 9> kPlottable = {
+    "cholesky", "models", "probe", "qr", "sim", "sim_sweep", "stencil", "stream", "trace"};
 constexpr std::string_view kPythonPrefix = "conveyor_plot: ";
 
 struct PlotOptions {
@@ -214,8 +214,8 @@ void run_plot(const PlotOptions& options) {
 void add_plot_command(CLI::App& app) {
   auto options = std::make_shared<PlotOptions>();
   CLI::App* command = app.add_subcommand("plot",
-                                         "Draw JSON results (stream, probe, cholesky, models, sim, "
-                                         "sim_sweep) or a Chrome trace as PNG/SVG");
+                                         "Draw JSON results (stream, probe, cholesky, qr, stencil, "
+                                         "models, sim, sim_sweep) or a Chrome trace as PNG/SVG");
   command
       ->add_option("results", options->inputs, "Result files written with --json-out (or a trace)")
       ->required()
@@ -242,6 +242,7 @@ void add_plot_command(CLI::App& app) {
       "  conveyor stream --threads 1-8 --json-out stream.json && conveyor plot stream.json -o "
       "stream.png\n"
       "  conveyor plot a.json b.json -o both.svg --title \"two machines\"\n"
+      "  conveyor plot qr-1024.json qr-2048.json -o qr.png   runs of one machine: one line\n"
       "  conveyor plot trace.json -o gantt.png       Gantt chart of a Chrome trace\n"
       "Bandwidths are SI (1 GB/s = 1e9 B/s), times in us or s. Needs Python 3 with matplotlib "
       "(scripts/setup-deps.sh installs it).");
