@@ -8,21 +8,13 @@
 #include <vector>
 
 #include "cholesky/opencl_kernels.hpp"
+#include "common/opencl_calls.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
 
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS)
-    throw DeviceError(std::string("OpenCL gemm: ") + what + " failed with error " +
-                      std::to_string(status));
-}
-
-template <typename T>
-void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
-  check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
-}
+constexpr common::OpenclCalls kCl{"OpenCL gemm"};
 
 // Whether `queue` feeds a CPU device, and the CPU variant of the kernel for a program, remembered
 // per thread (the runtime drives each device from one thread) so that a launch costs no query and
@@ -36,23 +28,24 @@ class KernelCache {
     for (auto& [q, cpu] : queues_)
       if (q == queue) return cpu;
     cl_device_id device = nullptr;
-    check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
-          "clGetCommandQueueInfo");
+    kCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
+              "clGetCommandQueueInfo");
     cl_device_type type = 0;
-    check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr), "clGetDeviceInfo");
+    kCl.check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr),
+              "clGetDeviceInfo");
     bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
     queues_.emplace_back(queue, cpu);
     return cpu;
   }
   cl_kernel cpu_variant(cl_kernel kernel) {
     cl_program program = nullptr;
-    check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
-          "clGetKernelInfo");
+    kCl.check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
+              "clGetKernelInfo");
     for (auto& [p, k] : cpu_kernels_)
       if (p == program) return k;
     cl_int status = CL_SUCCESS;
     cl_kernel k = clCreateKernel(program, kOpenclGemmCpuKernel, &status);
-    check(status, "clCreateKernel");
+    kCl.check(status, "clCreateKernel");
     cpu_kernels_.emplace_back(program, k);
     return k;
   }
@@ -76,23 +69,23 @@ void opencl_gemm_enqueue(void* queue, void* kernel_ptr, int m, int n, int k, voi
   const bool cpu = variant == OpenclGemmVariant::Auto ? cache.is_cpu(q)
                                                       : variant == OpenclGemmVariant::NoBarrier;
   if (cpu) kernel = cache.cpu_variant(kernel);
-  set_arg(kernel, 0, cl_int{m});
-  set_arg(kernel, 1, cl_int{n});
-  set_arg(kernel, 2, cl_int{k});
-  set_arg(kernel, 3, static_cast<cl_mem>(a));
-  set_arg(kernel, 4, cl_int{lda});
-  set_arg(kernel, 5, static_cast<cl_mem>(b));
-  set_arg(kernel, 6, cl_int{ldb});
-  set_arg(kernel, 7, static_cast<cl_mem>(c));
-  set_arg(kernel, 8, cl_int{ldc});
+  kCl.arg(kernel, 0, cl_int{m});
+  kCl.arg(kernel, 1, cl_int{n});
+  kCl.arg(kernel, 2, cl_int{k});
+  kCl.arg(kernel, 3, static_cast<cl_mem>(a));
+  kCl.arg(kernel, 4, cl_int{lda});
+  kCl.arg(kernel, 5, static_cast<cl_mem>(b));
+  kCl.arg(kernel, 6, cl_int{ldb});
+  kCl.arg(kernel, 7, static_cast<cl_mem>(c));
+  kCl.arg(kernel, 8, cl_int{ldc});
   // Local-memory kernel: 32 x 32 blocks of C per group of 32 x 8 work-items. CPU variant: 32 rows x
   // 8 columns per group of 32 work-items.
   std::size_t rows = static_cast<std::size_t>((m + 31) / 32) * 32;
   std::size_t local[2] = {32, cpu ? 1u : 8u};
   std::size_t global[2] = {rows, cpu ? static_cast<std::size_t>((n + 7) / 8)
                                      : static_cast<std::size_t>((n + 31) / 32) * 8};
-  check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
+  kCl.check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 }  // namespace conveyor::apps::cholesky

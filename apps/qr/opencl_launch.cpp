@@ -7,17 +7,14 @@
 #include <algorithm>
 #include <string>
 
+#include "common/opencl_calls.hpp"
 #include "conveyor/error.hpp"
 #include "qr/opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
 
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS)
-    throw DeviceError(std::string("OpenCL qr: ") + what + " failed with error " +
-                      std::to_string(status));
-}
+constexpr common::OpenclCalls kCl{"OpenCL qr"};
 
 // Sets the kernel's arguments in order: ints as cl_int, pointers as cl_mem.
 class Args {
@@ -36,7 +33,7 @@ class Args {
 
  private:
   Args& set(std::size_t size, const void* value) {
-    check(clSetKernelArg(kernel_, index_++, size, value), "clSetKernelArg");
+    kCl.check(clSetKernelArg(kernel_, index_++, size, value), "clSetKernelArg");
     return *this;
   }
   cl_kernel kernel_;
@@ -47,9 +44,9 @@ class Args {
 // dot products.
 void enqueue_panel(void* queue, const Args& args) {
   std::size_t group = kOpenclPanelGroup;
-  check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), args.kernel(), 1, nullptr,
-                               &group, &group, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
+  kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), args.kernel(), 1, nullptr,
+                                   &group, &group, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 std::size_t scratch_bytes(std::size_t elem_size, int ib) {
@@ -60,9 +57,9 @@ std::size_t scratch_bytes(std::size_t elem_size, int ib) {
 void enqueue_columns(void* queue, const Args& args, int n) {
   std::size_t local = 32;
   std::size_t global = (static_cast<std::size_t>(n) + local - 1) / local * local;
-  check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), args.kernel(), 1, nullptr,
-                               &global, &local, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
+  kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), args.kernel(), 1, nullptr,
+                                   &global, &local, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 }  // namespace

@@ -11,22 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "common/opencl_calls.hpp"
 #include "conveyor/error.hpp"
 #include "stencil/opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
 
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS)
-    throw DeviceError(std::string("OpenCL stencil: ") + what + " failed with error " +
-                      std::to_string(status));
-}
-
-template <typename T>
-void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
-  check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
-}
+constexpr common::OpenclCalls kCl{"OpenCL stencil"};
 
 // What one queue needs: the program's two other kernels and the two scratch tiles. Only the
 // queue's driver thread enqueues on it, so it alone sets these kernels' arguments, and the queue
@@ -41,12 +33,12 @@ struct QueueState {
   std::size_t bytes = 0;  // of each scratch
 
   QueueState(cl_command_queue q, cl_program p) : queue(q), program(p) {
-    check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+    kCl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
     cl_int status = CL_SUCCESS;
     sweep = clCreateKernel(program, "jacobi_sweep", &status);
-    check(status, "clCreateKernel(jacobi_sweep)");
+    kCl.check(status, "clCreateKernel(jacobi_sweep)");
     last = clCreateKernel(program, "jacobi_last", &status);
-    check(status, "clCreateKernel(jacobi_last)");
+    kCl.check(status, "clCreateKernel(jacobi_last)");
   }
   QueueState(const QueueState&) = delete;
   QueueState& operator=(const QueueState&) = delete;
@@ -69,13 +61,13 @@ struct QueueState {
     if (need <= bytes) return;
     release_scratch();
     cl_context context = nullptr;
-    check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
-          "clGetCommandQueueInfo");
+    kCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
+              "clGetCommandQueueInfo");
     cl_int status = CL_SUCCESS;
     x = clCreateBuffer(context, CL_MEM_READ_WRITE, need, nullptr, &status);
-    check(status, "clCreateBuffer (scratch)");
+    kCl.check(status, "clCreateBuffer (scratch)");
     y = clCreateBuffer(context, CL_MEM_READ_WRITE, need, nullptr, &status);
-    check(status, "clCreateBuffer (scratch)");
+    kCl.check(status, "clCreateBuffer (scratch)");
     bytes = need;
   }
 };
@@ -88,8 +80,8 @@ std::shared_ptr<QueueState> state_for(cl_command_queue queue, cl_kernel kernel) 
   static auto* states = new std::vector<std::shared_ptr<QueueState>>;
   constexpr std::size_t kCap = 8;
   cl_program program = nullptr;
-  check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
-        "clGetKernelInfo");
+  kCl.check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
+            "clGetKernelInfo");
   std::lock_guard<std::mutex> lock(*mutex);
   for (const auto& s : *states)
     if (s->queue == queue && s->program == program) return s;
@@ -105,8 +97,8 @@ std::shared_ptr<QueueState> state_for(cl_command_queue queue, cl_kernel kernel) 
 void enqueue(cl_command_queue queue, cl_kernel kernel, std::size_t rows, std::size_t cols) {
   if (rows == 0 || cols == 0) return;
   std::size_t global[2] = {(rows + 63) / 64 * 64, (cols + 7) / 8 * 8};
-  check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
+  kCl.check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 }  // namespace
@@ -130,10 +122,10 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
                                        static_cast<std::size_t>(col0), 0};
     const std::size_t region[3] = {static_cast<std::size_t>(height) * sizeof(double),
                                    static_cast<std::size_t>(width), 1};
-    check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(piece), s->x, src_origin, dst_origin,
-                                  region, region[0], 0, static_cast<std::size_t>(ld_bytes), 0, 0,
-                                  nullptr, nullptr),
-          "clEnqueueCopyBufferRect");
+    kCl.check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(piece), s->x, src_origin,
+                                      dst_origin, region, region[0], 0,
+                                      static_cast<std::size_t>(ld_bytes), 0, 0, nullptr, nullptr),
+              "clEnqueueCopyBufferRect");
   };
   const int w = t.width, below = e.north + t.rows, right = e.west + t.cols;
   place(t.in, t.rows, t.cols, e.north, e.west);
@@ -149,39 +141,39 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
   // by every sweep from either scratch: a tile on the grid's edge copies the whole of x into y
   // (one plain copy; the sweeps overwrite the rest).
   if (t.depth > 1 && (!e.north || !e.south || !e.west || !e.east))
-    check(clEnqueueCopyBuffer(queue, s->x, s->y, 0, 0,
-                              static_cast<std::size_t>(e.size()) * sizeof(double), 0, nullptr,
-                              nullptr),
-          "clEnqueueCopyBuffer");
+    kCl.check(clEnqueueCopyBuffer(queue, s->x, s->y, 0, 0,
+                                  static_cast<std::size_t>(e.size()) * sizeof(double), 0, nullptr,
+                                  nullptr),
+              "clEnqueueCopyBuffer");
 
   cl_mem x = s->x, y = s->y;
   for (int step = 1; step < t.depth; ++step) {
     const Span rows = sweep_span(e.rows, e.north, e.south, step);
     const Span cols = sweep_span(e.cols, e.west, e.east, step);
     cl_kernel k = s->sweep;
-    set_arg(k, 0, x);
-    set_arg(k, 1, y);
-    set_arg(k, 2, cl_int{e.rows});
-    set_arg(k, 3, cl_int{rows.lo});
-    set_arg(k, 4, cl_int{cols.lo});
-    set_arg(k, 5, cl_int{rows.count()});
-    set_arg(k, 6, cl_int{cols.count()});
-    set_arg(k, 7, cl_double{c.c0});
-    set_arg(k, 8, cl_double{c.c1});
+    kCl.arg(k, 0, x);
+    kCl.arg(k, 1, y);
+    kCl.arg(k, 2, cl_int{e.rows});
+    kCl.arg(k, 3, cl_int{rows.lo});
+    kCl.arg(k, 4, cl_int{cols.lo});
+    kCl.arg(k, 5, cl_int{rows.count()});
+    kCl.arg(k, 6, cl_int{cols.count()});
+    kCl.arg(k, 7, cl_double{c.c0});
+    kCl.arg(k, 8, cl_double{c.c1});
     enqueue(queue, k, static_cast<std::size_t>(rows.count()),
             static_cast<std::size_t>(cols.count()));
     std::swap(x, y);
   }
 
   cl_kernel l = s->last;
-  set_arg(l, 0, x);
-  set_arg(l, 1, static_cast<cl_mem>(t.out));
-  set_arg(l, 2, cl_int{t.rows});
-  set_arg(l, 3, cl_int{t.cols});
-  set_arg(l, 4, cl_int{t.bits});
-  set_arg(l, 5, cl_int{t.width});
-  set_arg(l, 6, cl_double{c.c0});
-  set_arg(l, 7, cl_double{c.c1});
+  kCl.arg(l, 0, x);
+  kCl.arg(l, 1, static_cast<cl_mem>(t.out));
+  kCl.arg(l, 2, cl_int{t.rows});
+  kCl.arg(l, 3, cl_int{t.cols});
+  kCl.arg(l, 4, cl_int{t.bits});
+  kCl.arg(l, 5, cl_int{t.width});
+  kCl.arg(l, 6, cl_double{c.c0});
+  kCl.arg(l, 7, cl_double{c.c1});
   enqueue(queue, l, static_cast<std::size_t>(t.rows), static_cast<std::size_t>(t.cols));
 
   // The output's strips and corners, for the neighbours' tasks of the next round: rectangles of
@@ -194,10 +186,10 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
     const std::size_t dst_origin[3] = {0, 0, 0};
     const std::size_t region[3] = {static_cast<std::size_t>(height) * sizeof(double),
                                    static_cast<std::size_t>(width), 1};
-    check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(t.out), static_cast<cl_mem>(piece),
-                                  src_origin, dst_origin, region, tile_ld, 0, region[0], 0, 0,
-                                  nullptr, nullptr),
-          "clEnqueueCopyBufferRect");
+    kCl.check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(t.out), static_cast<cl_mem>(piece),
+                                      src_origin, dst_origin, region, tile_ld, 0, region[0], 0, 0,
+                                      nullptr, nullptr),
+              "clEnqueueCopyBufferRect");
   };
   const int last_row = t.rows - w, last_col = t.cols - w;
   take(t.out_strips[0], w, t.cols, 0, 0);

@@ -6,22 +6,14 @@
 
 #include <string>
 
+#include "common/opencl_calls.hpp"
 #include "conveyor/error.hpp"
 #include "stencil/opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
 
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS)
-    throw DeviceError(std::string("OpenCL stencil: ") + what + " failed with error " +
-                      std::to_string(status));
-}
-
-template <typename T>
-void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
-  check(clSetKernelArg(kernel, index, sizeof(T), &value), "clSetKernelArg");
-}
+constexpr common::OpenclCalls kCl{"OpenCL stencil"};
 
 }  // namespace
 
@@ -35,26 +27,26 @@ void opencl_jacobi_enqueue(void* queue, void* kernel_ptr, const DeviceTiles& t,
   // kernel never touches them (bits says which exist).
   auto mem = [&](void* p) { return static_cast<cl_mem>(p ? p : t.in); };
   auto out = [&](void* p) { return static_cast<cl_mem>(p ? p : t.out); };
-  set_arg(kernel, 0, out(t.out));
-  set_arg(kernel, 1, mem(t.in));
-  set_arg(kernel, 2, mem(t.north));
-  set_arg(kernel, 3, mem(t.south));
-  set_arg(kernel, 4, mem(t.west));
-  set_arg(kernel, 5, mem(t.east));
-  set_arg(kernel, 6, out(t.out_north));
-  set_arg(kernel, 7, out(t.out_south));
-  set_arg(kernel, 8, out(t.out_west));
-  set_arg(kernel, 9, out(t.out_east));
-  set_arg(kernel, 10, cl_int{t.rows});
-  set_arg(kernel, 11, cl_int{t.cols});
-  set_arg(kernel, 12, cl_int{neighbour_bits(t)});
-  set_arg(kernel, 13, cl_double{c.c0});
-  set_arg(kernel, 14, cl_double{c.c1});
+  kCl.arg(kernel, 0, out(t.out));
+  kCl.arg(kernel, 1, mem(t.in));
+  kCl.arg(kernel, 2, mem(t.north));
+  kCl.arg(kernel, 3, mem(t.south));
+  kCl.arg(kernel, 4, mem(t.west));
+  kCl.arg(kernel, 5, mem(t.east));
+  kCl.arg(kernel, 6, out(t.out_north));
+  kCl.arg(kernel, 7, out(t.out_south));
+  kCl.arg(kernel, 8, out(t.out_west));
+  kCl.arg(kernel, 9, out(t.out_east));
+  kCl.arg(kernel, 10, cl_int{t.rows});
+  kCl.arg(kernel, 11, cl_int{t.cols});
+  kCl.arg(kernel, 12, cl_int{neighbour_bits(t)});
+  kCl.arg(kernel, 13, cl_double{c.c0});
+  kCl.arg(kernel, 14, cl_double{c.c1});
   // The exact shape, local size left to the driver: no padding work-items to mask off.
   std::size_t global[2] = {static_cast<std::size_t>(t.rows), static_cast<std::size_t>(t.cols)};
-  check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), kernel, 2, nullptr, global,
-                               nullptr, 0, nullptr, nullptr),
-        "clEnqueueNDRangeKernel");
+  kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), kernel, 2, nullptr, global,
+                                   nullptr, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 }  // namespace conveyor::apps::stencil

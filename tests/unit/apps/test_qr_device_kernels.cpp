@@ -18,27 +18,11 @@
 #include "qr/cpu_kernels.hpp"
 #include "qr/matrix.hpp"
 #include "qr/qr.hpp"
+#include "unit/apps/qr_tiles.hpp"
 #include "unit/backends/per_device.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
-
-template <typename T>
-struct Tile {
-  int rows, cols, ld;
-  std::vector<T> v;
-  Tile(int r, int c, int pad = 3) : rows(r), cols(c), ld(r + pad), v(std::size_t(ld) * c, T(0)) {}
-  T& operator()(int i, int j) { return v[std::size_t(i) + std::size_t(j) * ld]; }
-  T* data() { return v.data(); }
-};
-
-template <typename T>
-Tile<T> random_tile(int r, int c, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  Tile<T> t(r, c);
-  for (auto& x : t.v) x = T(u(rng));
-  return t;
-}
 
 // The arithmetic differs from LAPACK's (unblocked reflectors, other summation orders): entries
 // agree to a multiple of n u relative to their size.

@@ -9,27 +9,10 @@
 
 #include "common/precision.hpp"
 #include "qr/cpu_kernels.hpp"
+#include "unit/apps/qr_tiles.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
-
-template <typename T>
-struct Tile {
-  int rows, cols, ld;
-  std::vector<T> v;
-  Tile(int r, int c, int pad = 3) : rows(r), cols(c), ld(r + pad), v(std::size_t(ld) * c, T(0)) {}
-  T& operator()(int i, int j) { return v[std::size_t(i) + std::size_t(j) * ld]; }
-  T* data() { return v.data(); }
-};
-
-template <typename T>
-Tile<T> random_tile(int r, int c, std::mt19937& rng) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  Tile<T> t(r, c);
-  for (int j = 0; j < c; ++j)
-    for (int i = 0; i < r; ++i) t(i, j) = T(u(rng));
-  return t;
-}
 
 template <typename T>
 double tolerance(int n) {

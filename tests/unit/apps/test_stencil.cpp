@@ -18,7 +18,7 @@
 #include "stencil/halo.hpp"
 #include "stencil/run.hpp"
 #include "stencil/stencil.hpp"
-#include "unit/backends/per_device.hpp"
+#include "unit/apps/stencil_fixture.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
@@ -31,45 +31,7 @@ std::vector<double> reference(int n, int sweeps) {
   return grid;
 }
 
-class StencilTiles : public test::PerDevice {
- protected:
-  void SetUp() override {
-    PerDevice::SetUp();
-    if (IsSkipped()) return;
-    if (device().info().kind == DeviceKind::OpenCL &&
-        !device_details(device().info()).value("fp64", false))
-      GTEST_SKIP() << "no cl_khr_fp64";
-  }
-  // CPU workers for "cpu", else the device alone, so that every task runs there.
-  RuntimeOptions options(std::uint64_t device_memory = 0) const {
-    RuntimeOptions o;
-    o.scheduler = "eager";
-    if (GetParam() == "cpu") {
-      o.cpus = 2;
-    } else {
-      o.cpus = 0;
-      o.devices = {GetParam()};
-      o.device_memory_limit = device_memory;
-    }
-    return o;
-  }
-  // Runs the tiled sweeps and expects every cell to equal the reference's.
-  Sweeps expect_exact(Runtime& rt, int n, int block, int sweeps) {
-    SCOPED_TRACE("n " + std::to_string(n) + ", block " + std::to_string(block) + ", sweeps " +
-                 std::to_string(sweeps));
-    std::vector<double> a(static_cast<std::size_t>(n) * n), b(a.size());
-    fill_initial(a.data(), n);
-    Sweeps s = run_sweeps(rt, codelet_, a.data(), b.data(), n, block, sweeps, Coefficients{});
-    EXPECT_EQ(s.result, sweeps % 2 ? b.data() : a.data());
-    const int t = tiles_per_side(n, std::min(block, n));
-    EXPECT_EQ(s.tiles, t);
-    EXPECT_EQ(s.tasks, static_cast<std::uint64_t>(sweeps) * t * t);
-    Comparison c = compare_grids(s.result, reference(n, sweeps).data(), n);
-    EXPECT_EQ(c.mismatches, 0u) << "largest difference " << c.max_abs_diff;
-    return s;
-  }
-  StencilCodelet codelet_;
-};
+class StencilTiles : public StencilFixture {};
 
 TEST_P(StencilTiles, RaggedTilesEqualTheReference) {
   Runtime rt(options());
