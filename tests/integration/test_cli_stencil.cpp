@@ -60,6 +60,31 @@ TEST(CliStencil, OutOfCoreOnOpenclIsExact) {
   EXPECT_EQ(row["device_memory_limit_bytes"], 16 * 1024);
 }
 
+TEST(CliStencil, TwoDevicesShareTheGridAndStayExact) {
+  // Two OpenCL devices (PoCL makes two when POCL_DEVICES names two), each tile's task on either:
+  // the halo strips a task reads were often written on the other device and must reach it. A
+  // cache directory of its own: another device set makes the runtime measure and save its models.
+  if (!opencl_present()) GTEST_SKIP() << "no opencl:0";
+  ScratchDir cache;
+  CliResult r = run_program(
+      "POCL_DEVICES='pthread pthread' XDG_CACHE_HOME=" + cache.dir().string() + " " CONVEYOR_CLI,
+      "stencil --n 300 --block 64 --sweeps 4 --devices opencl:0,opencl:1 --sched eager "
+      "--no-warmup --check --json");
+  if (r.exit_code == 2 && r.err.find("opencl:1") != std::string::npos)
+    GTEST_SKIP() << "no second OpenCL device (POCL_DEVICES is PoCL's)";
+  if (r.exit_code == 2 && r.err.find("cl_khr_fp64") != std::string::npos)
+    GTEST_SKIP() << "no double precision";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(row["check"], "passed");
+  EXPECT_EQ(row["mismatches"], 0);
+  EXPECT_EQ(row["workers"].size(), 2u);
+  std::uint64_t tasks = 0;
+  for (const auto& w : row["workers"]) tasks += w["tasks"].get<std::uint64_t>();
+  EXPECT_EQ(tasks, 4u * 25);
+  EXPECT_GT(row["h2d_copies"].get<int>(), 0);
+}
+
 TEST(CliStencil, TemporalBlockRunsInRoundsAndPasses) {
   // 5 sweeps in rounds of 2: 2, 2, 1; the last tiles 10 wide.
   CliResult r = run_cli(
