@@ -112,10 +112,7 @@ void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, Pr
     failures.push_back(fmt::format("{} messages / {} bytes sent, the closed form says {} / {}",
                                    r.messages, r.bytes, r.expected.messages, r.expected.bytes));
   if (rank == 0) {
-    std::string devices = config.runtime.cpus != 0 ? "cpu" : "";
-    for (const auto& d : config.runtime.devices) devices += (devices.empty() ? "" : "+") + d;
-    if (!cluster.empty() && config.runtime.platform_devices > 0)
-      devices += fmt::format("+{} simulated devices", config.runtime.platform_devices);
+    const std::string devices = rank_devices_label(config.runtime);
     nlohmann::json row = {
         {"n", config.n},
         {"block", config.block},

@@ -73,6 +73,14 @@ void require_rank_memory(Distributed& dist, std::string_view command, int n, dou
       command, n, worst / 1e6, local_size, local_size == 1 ? "" : "s", available / 1e6));
 }
 
+std::string rank_devices_label(const RuntimeOptions& runtime) {
+  std::string devices = runtime.cpus != 0 ? "cpu" : "";
+  for (const auto& d : runtime.devices) devices += (devices.empty() ? "" : "+") + d;
+  if (runtime.platform_devices > 0)  // set for the ranks of a simulated cluster only
+    devices += fmt::format("+{} simulated devices", runtime.platform_devices);
+  return devices;
+}
+
 ProcessGrid job_grid(std::string_view command, const std::string& grid, int size) {
   ProcessGrid g = grid.empty() ? ProcessGrid::square(size) : ProcessGrid::parse(grid);
   if (g.size() != size)

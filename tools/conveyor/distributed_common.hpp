@@ -70,6 +70,10 @@ void share_node(RuntimeOptions& runtime);
 /// ("COMMAND: n = N needs ... MB on rank R ..."), so that none is left waiting.
 void require_rank_memory(Distributed& dist, std::string_view command, int n, double bytes);
 
+/// What each rank runs on, as the distributed result rows name it: "cpu", "cpu+opencl:0", and on a
+/// simulated cluster "cpu+4 simulated devices".
+std::string rank_devices_label(const RuntimeOptions& runtime);
+
 /// The CPU workers a runtime made with `runtime` starts (one per core when cpus < 0).
 int cpu_workers(const RuntimeOptions& runtime);
 

@@ -74,7 +74,7 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
         {"precision", qr::to_string(config.precision)},
         {"grid", grid.to_string()},
         {"ranks", dist.size()},
-        {"devices", "cpu"},
+        {"devices", rank_devices_label(config.runtime)},
         {"scheduler", resolved_scheduler(config.runtime)},
         {"cpu_workers", cpu_workers(config.runtime)},
         {"gflops", r.gflops},

@@ -69,10 +69,7 @@ void run_rank(const DistributedStencilRun& run, const st::RunConfig& config, Pro
     failures.push_back(fmt::format("{} messages / {} bytes sent, the closed form says {} / {}",
                                    r.messages, r.bytes, r.expected.messages, r.expected.bytes));
   if (dist.rank() == 0) {
-    std::string devices = config.runtime.cpus != 0 ? "cpu" : "";
-    for (const auto& d : config.runtime.devices) devices += (devices.empty() ? "" : "+") + d;
-    if (!cluster.empty() && config.runtime.platform_devices > 0)
-      devices += fmt::format("+{} simulated devices", config.runtime.platform_devices);
+    const std::string devices = rank_devices_label(config.runtime);
     auto checked_or_null = [&](auto v) {
       return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
     };
