@@ -9,6 +9,7 @@
 #include "cholesky/cuda_kernels.hpp"
 #include "cholesky/graph.hpp"
 #include "cholesky/opencl_kernels.hpp"
+#include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -20,7 +21,7 @@ bool is_codelet_name(std::string_view name) {
 
 namespace {
 
-int as_int(std::size_t v) { return static_cast<int>(v); }
+using common::as_int;
 
 // Buffers arrive in the order of the task's accesses (see factorize). Dimensions come from the
 // buffers themselves, so ragged edge tiles need no extra arguments; ld is the matrix's on the CPU

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 #include "qr/cuda_kernels.hpp"
 #include "qr/opencl_kernels.hpp"
@@ -14,7 +15,7 @@
 namespace conveyor::apps::qr {
 namespace {
 
-int as_int(std::size_t v) { return static_cast<int>(v); }
+using common::as_int;
 
 template <typename T>
 void add_opencl(QrCodelets& c) {

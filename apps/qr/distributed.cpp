@@ -33,7 +33,7 @@ struct Tiles {
     return static_cast<std::size_t>(std::min(block, n - i * block));
   }
   std::size_t ib_of(int k) const { return std::min(static_cast<std::size_t>(ib), width(k)); }
-  bool top(int i, int k) const { return i >= k && i - k < domains; }
+  bool top(int i, int k) const { return is_domain_top(i, k, domains); }
   DistributedData& at(int i, int j) { return a[index(i, j)]; }
   DistributedData& factor(int i, int k) { return t[index(i, k)]; }
   DistributedData& tree_factor(int i, int k) { return tt[index(i, k)]; }

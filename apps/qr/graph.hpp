@@ -39,6 +39,10 @@ struct Task {
 /// of A_hk: on the tile itself the runtime would see a write after read and hold the whole tpqrt
 /// chain until every gemqrt of the row had run, although the two touch different triangles.
 ///
+/// Whether row i is a domain top at step k (k <= i < k + domains): a row that geqrt factorises,
+/// whose T has min(ib, its reflectors) rows and whose reflector copy V_ik exists.
+inline bool is_domain_top(int i, int k, int domains) { return i >= k && i - k < domains; }
+
 /// A task's priority is 4 (nt - c) + {geqrt 3, tpqrt and ttqrt 2, gemqrt 1, tpmqrt and ttmqrt 0},
 /// c the column of the tile it writes, as Cholesky's: the column that becomes the panel soonest
 /// goes first, so the chain geqrt -> tpqrt ... -> tpmqrt of column k+1 -> geqrt is not starved by
@@ -47,7 +51,7 @@ template <typename F>
 void for_each_tree_task(int nt, int domains, F&& f) {
   auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
   for (int k = 0; k < nt; ++k) {
-    for (int h = k; h < k + domains && h < nt; ++h) {
+    for (int h = k; h < nt && is_domain_top(h, k, domains); ++h) {
       f(Task{Kernel::Geqrt, h, k, k, h, priority(k, 3)});
       for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Gemqrt, h, j, k, h, priority(j, 1)});
       for (int i = h + domains; i < nt; i += domains) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/host_memory.hpp"
+#include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 #include "qr/cpu_kernels.hpp"
 #include "qr/device_codelets.hpp"
@@ -15,8 +16,8 @@
 namespace conveyor::apps::qr {
 namespace {
 
-int as_int(std::size_t v) { return static_cast<int>(v); }
-double as_double(std::size_t v) { return static_cast<double>(v); }
+using common::as_double;
+using common::as_int;
 
 // Buffers arrive in the order of the task's accesses (graph.hpp). Every dimension comes from the
 // buffers: a T tile has ib rows, so ragged tiles and a narrower ib in the last column need nothing

@@ -17,6 +17,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "qr/graph.hpp"
+
 namespace conveyor::apps::qr {
 
 template <typename T>
@@ -45,7 +47,9 @@ class TFactors {
   /// Rows of T_ik: ib(k), except for a domain top (k <= i < k + domains), whose geqrt has only
   /// min(width(i), width(k)) reflectors, which the inner blocking may not exceed (a ragged last
   /// row).
-  int rows(int i, int k) const { return i - k < domains_ ? std::min(ib(k), width(i)) : ib(k); }
+  int rows(int i, int k) const {
+    return is_domain_top(i, k, domains_) ? std::min(ib(k), width(i)) : ib(k);
+  }
   /// T_ik, i >= k: the lower triangle of tiles is packed by columns.
   T* tile(int i, int k) { return storage_.data() + offset(i, k); }
   const T* tile(int i, int k) const { return storage_.data() + offset(i, k); }

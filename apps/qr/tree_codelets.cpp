@@ -2,13 +2,14 @@
 
 #include <cstddef>
 
+#include "common/narrow.hpp"
 #include "qr/cpu_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
 
-int as_int(std::size_t v) { return static_cast<int>(v); }
-double as_double(std::size_t v) { return static_cast<double>(v); }
+using common::as_double;
+using common::as_int;
 
 // Buffers in the order of the task's accesses (graph.hpp); every dimension comes from them.
 template <typename T>

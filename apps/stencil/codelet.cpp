@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <string>
 
+#include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 #include "stencil/cpu_deep_kernel.hpp"
 #include "stencil/cpu_kernel.hpp"
@@ -17,7 +18,7 @@
 namespace conveyor::apps::stencil {
 namespace {
 
-int as_int(std::size_t v) { return static_cast<int>(v); }
+using common::as_int;
 
 // The buffer's pointer (host pointer, cl_mem or device pointer), nullptr for index -1.
 void* pointer(const TaskContext& t, int index) {

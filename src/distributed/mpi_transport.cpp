@@ -15,10 +15,10 @@ namespace conveyor::distributed {
 namespace {
 
 // While requests are outstanding the thread sleeps at most an eighth of the time since it last
-// posted or completed one, between 50 us (messages back to back: the latency stays low) and 1 ms (long
-// quiet stretches, e.g. receives posted a whole factorisation step ahead: each poll costs a few
-// microseconds of CPU plus a context switch on a core that a worker needs). So the delay added to
-// a message is at most 50 us or an eighth of the quiet time before it. With no request
+// posted or completed one, between 50 us (messages back to back: the latency stays low) and 1 ms
+// (long quiet stretches, e.g. receives posted a whole factorisation step ahead: each poll costs a
+// few microseconds of CPU plus a context switch on a core that a worker needs). So the delay added
+// to a message is at most 50 us or an eighth of the quiet time before it. With no request
 // outstanding only the abort notice is pending: 10 ms.
 constexpr auto kMinSleepCap = std::chrono::microseconds(50);
 constexpr auto kMaxSleepCap = std::chrono::microseconds(1000);

@@ -8,7 +8,6 @@
 
 #include "cholesky/distributed.hpp"
 #include "commands.hpp"
-#include "common/block_size.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
@@ -53,13 +52,6 @@ void run_on_ranks(const DistributedCholeskyRun& run, int size);
 void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, ProcessGrid grid,
               Distributed& dist, const std::string& cluster);
 
-// Without --block, the tile size suits every rank's workers together, as on one node.
-void default_block(ch::RunConfig& config, int cpus, int ranks) {
-  if (config.block > 0) return;
-  int workers = (cpus + static_cast<int>(config.runtime.devices.size())) * ranks;
-  config.block = apps::common::default_block(config.n, workers);
-}
-
 }  // namespace
 
 void run_simulated_cluster_cholesky(const DistributedCholeskyRun& run, const std::string& cluster) {
@@ -67,7 +59,7 @@ void run_simulated_cluster_cholesky(const DistributedCholeskyRun& run, const std
   config.runtime.trace = !config.trace.empty();
   ClusterJob job = cluster_job("cholesky", cluster, run.grid, config.runtime);
   config.runtime = job.runtime;
-  default_block(config, job.workers_per_rank, job.grid.size());
+  config.block = job_block(config.block, config.n, job.workers_per_rank, job.grid.size());
   ch::validate(config);
   run_on_cluster(job, [&](Distributed& dist) { run_rank(run, config, job.grid, dist, cluster); });
 }
@@ -82,7 +74,7 @@ void run_on_ranks(const DistributedCholeskyRun& run, int size) {
   ProcessGrid grid = job_grid("cholesky", run.grid, size);
   ch::RunConfig config = run.config;
   share_node(config.runtime);
-  default_block(config, cpu_workers(config.runtime), grid.size());
+  config.block = job_block(config.block, config.n, rank_workers(config.runtime), grid.size());
   ch::validate(config);
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "common/block_size.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
@@ -105,6 +106,14 @@ void share_node(RuntimeOptions& runtime) {
 
 int cpu_workers(const RuntimeOptions& runtime) {
   return runtime.cpus < 0 ? static_cast<int>(std::thread::hardware_concurrency()) : runtime.cpus;
+}
+
+int rank_workers(const RuntimeOptions& runtime) {
+  return cpu_workers(runtime) + static_cast<int>(runtime.devices.size());
+}
+
+int job_block(int block, int n, int workers_per_rank, int ranks) {
+  return block > 0 ? block : apps::common::default_block(n, workers_per_rank * ranks);
 }
 
 nlohmann::json rank_rows(const std::vector<DistributedStats>& ranks) {

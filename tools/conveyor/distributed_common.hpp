@@ -74,6 +74,13 @@ void require_rank_memory(Distributed& dist, std::string_view command, int n, dou
 /// simulated cluster "cpu+4 simulated devices".
 std::string rank_devices_label(const RuntimeOptions& runtime);
 
+/// The workers a rank's runtime starts: its CPU workers and its devices.
+int rank_workers(const RuntimeOptions& runtime);
+
+/// The tile size of a run over `ranks` ranks of `workers_per_rank` workers each: `block` when
+/// given (positive), else the one-node rule (apps/common/block_size.hpp) for all of them together.
+int job_block(int block, int n, int workers_per_rank, int ranks);
+
 /// The CPU workers a runtime made with `runtime` starts (one per core when cpus < 0).
 int cpu_workers(const RuntimeOptions& runtime);
 

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "common/block_size.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -131,9 +130,7 @@ void run_on_ranks(const DistributedQrRun& run, int size) {
   ProcessGrid grid = job_grid("qr", run.grid, size);
   qr::RunConfig config = run.config;
   share_node(config.runtime);
-  // Without --block, the tile size suits every rank's workers together, as on one node.
-  if (config.block <= 0)
-    config.block = apps::common::default_block(config.n, cpu_workers(config.runtime) * size);
+  config.block = job_block(config.block, config.n, rank_workers(config.runtime), size);
   qr::validate(config, /*needs_memory=*/false);  // this rank's share is checked below
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();
@@ -154,8 +151,7 @@ void run_simulated_cluster_qr(const DistributedQrRun& run, const std::string& cl
   config.runtime.trace = !config.trace.empty();
   ClusterJob job = cluster_job("qr", cluster, run.grid, config.runtime);
   config.runtime = job.runtime;
-  if (config.block <= 0)
-    config.block = apps::common::default_block(config.n, job.workers_per_rank * job.grid.size());
+  config.block = job_block(config.block, config.n, job.workers_per_rank, job.grid.size());
   qr::validate(config, config.runtime.platform_run_kernels);
   run_on_cluster(job, [&](Distributed& dist) { run_rank(run, config, job.grid, dist); });
 }

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "common/block_size.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -129,12 +128,6 @@ void run_rank(const DistributedStencilRun& run, const st::RunConfig& config, Pro
   }
 }
 
-// Without --block, the tile size suits every rank's workers together, as on one node.
-void default_block(st::RunConfig& config, int workers_per_rank, int ranks) {
-  if (config.block > 0) return;
-  config.block = apps::common::default_block(config.n, workers_per_rank * ranks);
-}
-
 // What one rank holds: its block of tiles of both grids (1/R of them, one tile more per side at
 // most; the strips it receives are small beside them); rank 0 with the check also the two whole
 // grids gathered and the reference's two (st::validate's count on one node).
@@ -151,9 +144,7 @@ void run_on_ranks(const DistributedStencilRun& run, int size) {
   ProcessGrid grid = job_grid("stencil", run.grid, size);
   st::RunConfig config = run.config;
   share_node(config.runtime);
-  default_block(config,
-                cpu_workers(config.runtime) + static_cast<int>(config.runtime.devices.size()),
-                grid.size());
+  config.block = job_block(config.block, config.n, rank_workers(config.runtime), grid.size());
   st::validate(config, /*needs_memory=*/false);  // this rank's share is checked below
   RuntimeOptions options = config.runtime;
   options.trace = !config.trace.empty();
@@ -174,7 +165,7 @@ void run_simulated_cluster_stencil(const DistributedStencilRun& run, const std::
   config.runtime.trace = !config.trace.empty();
   ClusterJob job = cluster_job("stencil", cluster, run.grid, config.runtime);
   config.runtime = job.runtime;
-  default_block(config, job.workers_per_rank, job.grid.size());
+  config.block = job_block(config.block, config.n, job.workers_per_rank, job.grid.size());
   st::validate(config, config.runtime.platform_run_kernels);
   run_on_cluster(job, [&](Distributed& dist) { run_rank(run, config, job.grid, dist, cluster); });
 }
