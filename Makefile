@@ -6,7 +6,7 @@ CONVEYOR := $(BUILD)/tools/conveyor/conveyor
 RESULTS ?= results
 FUZZ_SECONDS ?= 60
 
-.PHONY: all deps build run test fuzz clean
+.PHONY: all deps build main-job run test fuzz clean
 
 all: build
 
@@ -19,11 +19,15 @@ $(BUILD)/build.ninja: | deps
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Only what the main job needs (the library, the CLI, the simulator's programs).
+main-job: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS) --target conveyor_main_job
+
 # The main job: what this machine has, how fast memory moves per thread count, and the offload costs
 # (writes the calibration used by the rest of Conveyor); then a checked block Cholesky on every device
 # found (gemm offloaded, with its timeline) and the store-buffer sweep of the manycore simulator.
 # Figures and JSON results go under $(RESULTS)/.
-run: build
+run: main-job
 	@mkdir -p $(RESULTS)
 	$(CONVEYOR) devices
 	$(CONVEYOR) stream --threads 1-$(shell nproc) --json-out $(RESULTS)/stream.json
