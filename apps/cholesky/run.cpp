@@ -66,6 +66,7 @@ RunResult run_typed(const RunConfig& c) {
   CholeskyCodelets codelets(c.precision, simulated(c));
 
   if (c.warmup && !simulated(c)) {  // a simulation has no programs to build or caches to warm
+    tell(c.progress, "warm-up");
     // Three tiles per side is the smallest matrix with a task of every kind.
     double start = now_us();
     int wb = std::min(result.block, 64);
@@ -81,6 +82,7 @@ RunResult run_typed(const RunConfig& c) {
   }
 
   for (int r = 0; r < c.repeat; ++r) {
+    tell(c.progress, "factorisations", r, c.repeat);
     double start = now_us();
     if (spd) {
       spd->fill(a->data(), c.n);
@@ -102,6 +104,7 @@ RunResult run_typed(const RunConfig& c) {
   result.gflops = cholesky_flops(c.n) / result.best.time_s / 1e9;
   result.residual_bound = residual_bound<T>(c.n);
   if (c.check) {
+    tell(c.progress, "check");
     result.checked = true;
     result.residual = cholesky_residual(*spd, a->data(), c.n);
   }

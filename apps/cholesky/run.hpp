@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
+#include "conveyor/progress.hpp"
 #include "conveyor/runtime.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -25,8 +26,9 @@ struct RunConfig {
   int repeat = 1;  ///< factorisations timed; the fastest one is reported
   bool warmup =
       true;  ///< factorise a 3 x 3-tile matrix first (builds OpenCL programs, creates handles)
-  bool check = false;  ///< compute ||A - L L^T||_F / ||A||_F after the last factorisation
-  std::string trace;   ///< write the runtime's Chrome trace here (empty: none)
+  bool check = false;   ///< compute ||A - L L^T||_F / ||A||_F after the last factorisation
+  std::string trace;    ///< write the runtime's Chrome trace here (empty: none)
+  ProgressFn progress;  ///< hears of the warm-up, each timed run and the check (may be empty)
 };
 
 struct RunResult {

@@ -56,6 +56,7 @@ RunResult run_typed(const RunConfig& c) {
   QrCodelets codelets(c.precision);
 
   if (c.warmup && !simulated(c)) {  // a simulation has no programs to build or caches to warm
+    tell(c.progress, "warm-up");
     // Three tiles per side is the smallest matrix with a task of every kind and a tpmqrt chain.
     double start = now_us();
     int wb = std::min(result.block, 64), wn = 3 * wb;
@@ -69,6 +70,7 @@ RunResult run_typed(const RunConfig& c) {
   }
 
   for (int r = 0; r < c.repeat; ++r) {
+    tell(c.progress, "factorisations", r, c.repeat);
     double start = now_us();
     if (touches_matrix(c)) {
       matrix.fill(a->data(), c.n);
@@ -92,6 +94,7 @@ RunResult run_typed(const RunConfig& c) {
   result.residual_bound = residual_bound<T>(c.n);
   result.orthogonality_bound = orthogonality_bound<T>(c.n);
   if (c.check) {
+    tell(c.progress, "check");
     result.checked = true;
     result.check = check_qr(matrix, a->data(), c.n, t);
   }

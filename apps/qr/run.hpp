@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "conveyor/progress.hpp"
 #include "conveyor/runtime.hpp"
 #include "qr/check.hpp"
 #include "qr/qr.hpp"
@@ -23,10 +24,11 @@ struct RunConfig {
   /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
   /// platform (`platform`; runs no kernels unless `platform_run_kernels`). Validated first.
   RuntimeOptions runtime;
-  int repeat = 1;      ///< factorisations timed; the fastest one is reported
-  bool warmup = true;  ///< factorise a 3 x 3-tile matrix first (first-touch, BLAS start-up)
-  bool check = false;  ///< residual and orthogonality after the last factorisation
-  std::string trace;   ///< write the runtime's Chrome trace here (empty: none)
+  int repeat = 1;       ///< factorisations timed; the fastest one is reported
+  bool warmup = true;   ///< factorise a 3 x 3-tile matrix first (first-touch, BLAS start-up)
+  bool check = false;   ///< residual and orthogonality after the last factorisation
+  std::string trace;    ///< write the runtime's Chrome trace here (empty: none)
+  ProgressFn progress;  ///< hears of the warm-up, each timed run and the check (may be empty)
 };
 
 struct RunResult {

@@ -107,6 +107,7 @@ RunResult run_stencil(const RunConfig& c) {
   StencilCodelet codelet;
 
   if (c.warmup) {
+    tell(c.progress, "warm-up");
     // 3 x 3 tiles: every kind of tile (corner, edge, inner) on every worker kind, two rounds of
     // the run's temporal block (its kernels and scratch too).
     double start = now_us();
@@ -121,6 +122,7 @@ RunResult run_stencil(const RunConfig& c) {
 
   double* last = nullptr;
   for (int r = 0; r < c.repeat; ++r) {
+    tell(c.progress, "timed runs", r, c.repeat);
     double start = now_us();
     fill_initial(a.get(), c.n);
     fill_initial(b.get(), c.n);  // first touch of b on every core too; each sweep overwrites it
@@ -141,6 +143,7 @@ RunResult run_stencil(const RunConfig& c) {
   result.gbs = c.sweeps * sweep_bytes(c.n) / result.best.time_s / 1e9;
 
   if (c.check) {
+    tell(c.progress, "check");
     auto reference = new_grid(c.n), scratch = new_grid(c.n);
     fill_initial(reference.get(), c.n);
     reference_sweeps(reference.get(), scratch.get(), c.n, c.sweeps, c.coefficients);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "conveyor/progress.hpp"
 #include "conveyor/runtime.hpp"
 #include "stencil/point.hpp"
 #include "stencil/stencil.hpp"
@@ -24,10 +25,11 @@ struct RunConfig {
   Coefficients coefficients;
   /// Devices, CPU count, scheduler, device memory limit. Validated here before the runtime starts.
   RuntimeOptions runtime;
-  int repeat = 1;      ///< runs of `sweeps` sweeps timed, each from the initial grid
-  bool warmup = true;  ///< a 3 x 3-tile run first (builds the OpenCL program, first touches)
-  bool check = false;  ///< compare with the sequential reference after the last run
-  std::string trace;   ///< write the runtime's Chrome trace here (empty: none)
+  int repeat = 1;       ///< runs of `sweeps` sweeps timed, each from the initial grid
+  bool warmup = true;   ///< a 3 x 3-tile run first (builds the OpenCL program, first touches)
+  bool check = false;   ///< compare with the sequential reference after the last run
+  std::string trace;    ///< write the runtime's Chrome trace here (empty: none)
+  ProgressFn progress;  ///< hears of the warm-up, each timed run and the check (may be empty)
 };
 
 struct RunResult {

@@ -30,6 +30,7 @@
 
 #include "conveyor/calibration.hpp"
 #include "conveyor/mover.hpp"
+#include "conveyor/progress.hpp"
 #include "conveyor/stream.hpp"
 
 namespace conveyor {
@@ -165,6 +166,7 @@ struct PipelineSweepOptions {
   std::optional<StagingCalibration> staging_model;
   /// Strategy auto: time every row even where the model can predict (the rows then carry both).
   bool calibrate = false;
+  ProgressFn progress;  ///< hears of each (thread count, kernel) measured (may be empty)
 };
 
 /// What `--strategy auto` reads: the calibration's staging section, or why there is none.

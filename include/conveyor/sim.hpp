@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "conveyor/error.hpp"
+#include "conveyor/progress.hpp"
 
 namespace conveyor::sim {
 
@@ -162,8 +163,10 @@ struct SimJob {
   SimResult result;
 };
 /// Runs the jobs on `threads` host threads, programs resolved in `programs` (resolve_program); the
-/// first failure, a run that fails its check included, is rethrown after all stop.
-void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& programs);
+/// first failure, a run that fails its check included, is rethrown after all stop. `progress`, when
+/// given, hears of every finished job ("simulations", done of jobs.size()), one call at a time.
+void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& programs,
+              const ProgressFn& progress = {});
 
 /// `conveyor sim sweep` as the CLI and conveyor.sim.sweep() take it: benchmarks x node counts x
 /// store-buffer sizes, each against the 0-entry run (the seed's figures 4 and 5).
@@ -181,6 +184,7 @@ struct SweepPlan {
   int threads = 1;
   std::string programs;
   std::vector<SimJob> jobs;
+  ProgressFn progress;  ///< hears of every finished simulation (may be empty)
 };
 /// Throws UsageError naming the bad option.
 SweepPlan plan_sweep(const SweepRequest& request);

@@ -227,9 +227,12 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   }
   if (device) sweep.notes.insert(sweep.notes.begin(), device->describe());
 
+  const std::size_t steps = o.threads.size() * o.kernels.size();
+  std::size_t step = 0;
   for (int threads : o.threads) {
     ThreadTeam team(threads, ThreadTeam::placement(threads, o.binding));
     for (StreamKernel k : o.kernels) {
+      tell(o.progress, "thread counts x kernels", step++, steps);
       const BlockKernel kernel = stream_block_kernel(k, o.variant, scalar);
       const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), o.elements);
       const double bytes =

@@ -24,5 +24,7 @@ struct QuietExit {
 
 /// --json, --csv and --json-out FILE, the same on every subcommand.
 void add_output_options(CLI::App& command, OutputOptions& options);
+/// --quiet: on the commands that show a progress line (progress_line.hpp).
+void add_quiet_option(CLI::App& command, OutputOptions& options);
 
 }  // namespace conveyor::cli

@@ -23,6 +23,11 @@ void add_output_options(CLI::App& command, OutputOptions& options) {
       ->option_text("FILE");
 }
 
+void add_quiet_option(CLI::App& command, OutputOptions& options) {
+  command.add_flag("--quiet,-q", options.quiet,
+                   "No progress line on stderr (it is shown only when stderr is a terminal)");
+}
+
 }  // namespace conveyor::cli
 
 int main(int argc, char** argv) {

@@ -17,6 +17,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "progress_line.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -256,10 +257,13 @@ void show_calibration(const ProbeCliOptions& options) {
 void run(const ProbeCliOptions& options) {
   if (options.show_calibration) return show_calibration(options);
   ProbePlan plan = plan_probe(options.request);
-  if (isatty(STDERR_FILENO))
-    plan.options.progress = [](std::string_view line) { std::cerr << "probe: " << line << '\n'; };
-
-  ProbeResults results = run_probe(plan.devices, plan.options);
+  ProbeResults results;
+  {
+    ProgressLine progress("probe", options.output.quiet);
+    if (progress.shown())
+      plan.options.progress = [&progress](std::string_view phase) { progress.show("", {phase}); };
+    results = run_probe(plan.devices, plan.options);
+  }
 
   Report report("probe", probe_options_record(options.request, plan));
   for (auto& row : probe_rows(results)) report.add_result(std::move(row));
@@ -322,6 +326,7 @@ void add_probe_command(CLI::App& app) {
   command->add_flag("--show-calibration", options->show_calibration,
                     "Print the saved calibration (checked against this machine) and exit");
   add_output_options(*command, options->output);
+  add_quiet_option(*command, options->output);
   command->footer(
       "What it measures, per device and memory model (cpu: host; OpenCL: pageable, pinned, "
       "mapped,\nsvm; CUDA: pageable, pinned, mapped):\n"

@@ -20,6 +20,7 @@ struct OutputOptions {
   bool json = false;
   bool csv = false;
   std::string json_out;  ///< also write the JSON document to this file
+  bool quiet = false;    ///< no progress line on stderr (progress_line.hpp)
 };
 
 class Report {

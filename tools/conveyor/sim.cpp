@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "progress_line.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -170,7 +171,11 @@ struct SweepOptions {
 
 void sweep_command(const SweepOptions& o) {
   sim::SweepPlan plan = sim::plan_sweep(o.request);
-  sim::run_sweep(plan);
+  {
+    ProgressLine progress("sim sweep", o.output.quiet);
+    plan.progress = progress.step_fn();
+    sim::run_sweep(plan);
+  }
   Report report("sim_sweep", sim::sweep_options_record(plan));
   for (auto& row : sim::sweep_rows(plan)) report.add_result(std::move(row));
   for (const auto& note : sim::sweep_notes(plan)) report.add_note(note);
@@ -231,7 +236,10 @@ void extensions_command(const ExtensionOptions& o) {
       jobs.push_back(job);
     }
   const int threads = o.threads > 0 ? o.threads : sim::default_sweep_threads();
-  sim::run_jobs(jobs, threads, o.machine.programs);
+  {
+    ProgressLine progress("sim extensions", o.output.quiet);
+    sim::run_jobs(jobs, threads, o.machine.programs, progress.step_fn());
+  }
   nlohmann::json options = sim::to_json(base);
   options["entries"] = o.entries;
   Report report("sim_extensions", options);
@@ -319,6 +327,7 @@ void add_sim_command(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   add_machine_options(*sweep, sweep_opts->request.machine, false);
   add_output_options(*sweep, sweep_opts->output);
+  add_quiet_option(*sweep, sweep_opts->output);
   sweep->footer(
       "Rows {benchmark, nodes, entries, cycles, relative_cycles, stall_cycles, relative_stalls}:\n"
       "relative_* are ratios to the 0-entry run. Identical options give identical figures.\n"
@@ -341,6 +350,7 @@ void add_sim_command(CLI::App& app) {
       ->check(CLI::Range(1, 256));
   add_machine_options(*ext, ext_opts->machine, false);
   add_output_options(*ext, ext_opts->output);
+  add_quiet_option(*ext, ext_opts->output);
   ext->footer(
       "Variants: baseline (0 entries), store-buffer (the seed's proposal), +watch-get, "
       "+split-requests, +both.\nExample:\n  conveyor sim extensions --nodes 16 --entries 16");

@@ -14,6 +14,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
+#include "progress_line.hpp"
 #include "stream_pipeline.hpp"
 
 namespace conveyor::cli {
@@ -109,10 +110,19 @@ void run(const StreamCliOptions& o) {
   std::vector<StreamPlan> plans = plan_stream(o.request, notes);
   Report report("stream", stream_options_record(o.request, plans));
   bool sweep = false;
-  for (const StreamPlan& plan : plans) {
-    StreamRun result = run_stream(*plan.device, plan.options);
-    for (const auto& r : result.results) report.add_result(r.to_json());
-    sweep = sweep || plan.options.config.threads != plans.front().options.config.threads;
+  {
+    ProgressLine progress("stream", o.output.quiet);
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+      const StreamPlan& plan = plans[i];
+      const StreamConfig& config = plan.options.config;
+      progress.show(fmt::format("{} {}, {} thread{}", plan.device->info().id,
+                                to_string(config.variant), config.threads,
+                                config.threads == 1 ? "" : "s"),
+                    {"runs", i, plans.size()});
+      StreamRun result = run_stream(*plan.device, plan.options);
+      for (const auto& r : result.results) report.add_result(r.to_json());
+      sweep = sweep || config.threads != plans.front().options.config.threads;
+    }
   }
   for (const auto& note : notes) report.add_note(note);
   report.add_note(kStreamBytesNote);
@@ -165,6 +175,7 @@ void add_stream_command(CLI::App& app) {
   command->add_flag("--no-huge-pages", o->request.no_huge_pages,
                     "4 KiB pages instead of 2 MiB-aligned arrays with transparent huge pages");
   add_output_options(*command, o->output);
+  add_quiet_option(*command, o->output);
   command->footer(
       "STREAM rules: each array >= 4x the total last-level cache and >= 1M elements (smaller only\n"
       "with --allow-small); best of N repetitions excluding the first; every run checked against\n"

@@ -10,6 +10,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/pipeline.hpp"
 #include "conveyor/units.hpp"
+#include "progress_line.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -88,9 +89,13 @@ void run_stream_pipeline(const StreamPipelineCli& p, const StreamCommonArgs& c) 
                         option));
   const PipelineRequest request = full_request(p, c);
   const PipelinePlan plan = plan_pipeline(request);
-  const PipelineSweepOptions& o = plan.options;
-
-  PipelineSweep sweep = run_pipeline_sweep(o);
+  PipelineSweepOptions o = plan.options;
+  PipelineSweep sweep;
+  {
+    ProgressLine progress("stream --pipeline", c.output.quiet);
+    o.progress = progress.step_fn(o.mover);
+    sweep = run_pipeline_sweep(o);
+  }
 
   Report report("stream", pipeline_options_record(request, o));
   for (const auto& r : sweep.rows) report.add_result(pipeline_row(r, o));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -105,11 +106,21 @@ int default_sweep_threads() {
   return n ? static_cast<int>(n) : 1;
 }
 
-void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& programs) {
+void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& programs,
+              const ProgressFn& progress) {
   std::vector<std::string> paths;
   for (SimJob& job : jobs) paths.push_back(resolve_program(job.benchmark, programs));
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> errors(jobs.size());
+  std::mutex progress_mutex;  // one call at a time, as ProgressFn promises; once per job
+  size_t finished = 0;
+  auto report = [&] {
+    if (!progress) return;
+    std::lock_guard lock(progress_mutex);
+    progress({"simulations", finished, jobs.size()});
+    ++finished;
+  };
+  report();  // 0 of N: the sweep has started
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
       try {
@@ -121,6 +132,7 @@ void run_jobs(std::vector<SimJob>& jobs, int threads, const std::string& program
       } catch (...) {
         errors[i] = std::current_exception();
       }
+      report();
     }
   };
   std::vector<std::thread> pool;
@@ -154,7 +166,9 @@ SweepPlan plan_sweep(const SweepRequest& o) {
   return plan;
 }
 
-void run_sweep(SweepPlan& plan) { run_jobs(plan.jobs, plan.threads, plan.programs); }
+void run_sweep(SweepPlan& plan) {
+  run_jobs(plan.jobs, plan.threads, plan.programs, plan.progress);
+}
 
 nlohmann::json sweep_options_record(const SweepPlan& plan) {
   nlohmann::json options = to_json(plan.base);
