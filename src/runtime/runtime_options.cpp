@@ -1,6 +1,6 @@
-// The runtime's decisions made once, from RuntimeOptions: the scheduler "auto" becomes, the devices
-// "all" expands to, and the bound on submitted tasks. Tools and apps ask these rather than decide
-// (docs/architecture.md, "Decisions made once").
+// The runtime's decisions made once, from RuntimeOptions: the scheduler that "auto" becomes, the
+// devices "all" expands to, and the bound on submitted tasks. Tools and apps ask these rather than
+// decide (docs/architecture.md, "Decisions made once").
 #include <fmt/format.h>
 
 #include <algorithm>
