@@ -3,6 +3,11 @@
 // graph with dependencies inferred from submission order, the scheduler, coherence, statistics and
 // the trace. One lock (mutex_) guards the graph and the ready queues; each Data has its own lock
 // for its replicas.
+// Defined along a task's flow (docs/architecture.md, "How a task flows"): runtime_options.cpp
+// (what "auto" and "all" become), runtime_setup.cpp (constructor, destructor), data_table.cpp
+// (register to unregister, partition), task_graph.cpp (submit to complete, wait_all, acquire),
+// cpu_worker.cpp, device_worker.cpp, runtime_waits.cpp (time, virtual-clock waits; wait_user in
+// runtime_impl_shared.hpp), runtime_stats.cpp (stats, trace).
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -147,7 +152,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// (VirtualClock::take_turn, keyed by the flag's address), with `lock` released meanwhile.
   void sleep_on(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, bool& asleep);
   void take_turn(std::unique_lock<std::mutex>& lock, const bool& asleep);
-  /// Waits on done_cv_ until `ready()`, as a dozing user thread.
+  /// Waits on done_cv_ until `ready()`, as a dozing user thread (runtime_impl_shared.hpp).
   template <typename Pred>
   void wait_user(std::unique_lock<std::mutex>& lock, Pred ready);
   void notify_user();

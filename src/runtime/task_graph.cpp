@@ -1,0 +1,247 @@
+// The task graph, from submit to release, all under the runtime's lock: a task's dependencies
+// inferred from submission order, handing ready tasks to the scheduler and waking a worker,
+// completion (and the cancellation of a failed task's dependants), wait_all, and acquire/release,
+// which enter the same graph as tasks of kind Acquire. The workers that run the tasks are
+// cpu_worker.cpp and device_worker.cpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "conveyor/error.hpp"
+#include "runtime/runtime_impl_shared.hpp"
+
+namespace conveyor {
+
+using runtime::Task;
+
+TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess> accesses,
+                             int priority, std::string_view name, std::span<const std::byte> args) {
+  const auto& impl = detail::CodeletAccess::impl(codelet);
+  std::string_view label = name.empty() ? std::string_view(impl->name) : name;
+  scheduler_->check(*impl);
+  if (args.size() > runtime::kMaxArgsBytes)
+    throw UsageError(fmt::format("task '{}': args of {} bytes (at most {})", label, args.size(),
+                                 runtime::kMaxArgsBytes));
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    detail::DataState& d = check_data(accesses[i].data, {}, label);
+    for (std::size_t j = 0; j < i; ++j)
+      if (detail::DataAccess::state(accesses[j].data) == &d)
+        throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
+  }
+
+  std::unique_lock lock(mutex_);
+  if (submitted_ - finished_ >= options_.max_submitted) wait_for_room(lock);
+  for (const auto& a : accesses)
+    if (detail::DataAccess::state(a.data)->partitioned)
+      throw UsageError(
+          fmt::format("task '{}': {} is partitioned into tiles; use its tiles or "
+                      "unpartition it",
+                      label, detail::DataAccess::state(a.data)->describe()));
+  Task* t = pool_.get();
+  t->id = ++next_id_;
+  t->codelet = impl;
+  t->name.assign(name);
+  t->priority = priority;
+  for (const auto& a : accesses) t->accesses.push_back({detail::DataAccess::state(a.data), a.mode});
+  if (!args.empty()) std::memcpy(t->args.data(), args.data(), args.size());
+  t->args_bytes = args.size();
+  ++submitted_;
+  for (const auto& a : t->accesses)
+    if (a.data->poisoned) t->cancelled = true;
+  add_dependencies(t);
+  if (t->pending == 0) make_ready(t);
+  return t->id;
+}
+
+void Runtime::Impl::wait_for_room(std::unique_lock<std::mutex>& lock) {
+  if (runtime_thread_of == this || open_acquires_ > 0 || deferred_ > 0) return;
+  ++submit_waits_;
+  submit_waiting_ = true;
+  wait_user(lock, [&] {
+    return submitted_ - finished_ <= resume_at_ || open_acquires_ > 0 || deferred_ > 0 || stop_;
+  });
+  submit_waiting_ = false;
+}
+
+void Runtime::Impl::add_dependencies(Task* t) {
+  auto edge = [t](Task* from) {
+    if (!from || from == t) return;
+    from->successors.push_back(t);
+    ++t->pending;
+  };
+  for (const auto& a : t->accesses) {
+    detail::DataState& d = *a.data;
+    edge(d.last_writer);
+    if (writes(a.mode)) {
+      for (Task* r : d.readers) edge(r);
+      d.readers.clear();
+      d.last_writer = t;
+    } else {
+      d.readers.push_back(t);
+    }
+  }
+}
+
+void Runtime::Impl::make_ready(Task* t) {
+  if (t->kind == Task::Kind::Acquire) {
+    t->granted = true;
+    notify_user();
+    return;
+  }
+  if (t->cancelled) {
+    ++cancelled_;
+    complete(t, true);
+    return;
+  }
+  wake(scheduler_->push(t));
+}
+
+void Runtime::Impl::wake(const runtime::Placement& p) {
+  if (p.worker >= 0) {
+    Worker& w = *workers_[p.worker];
+    if (w.idle) {
+      w.idle = false;
+      rouse(w.asleep);
+      w.cv.notify_one();
+    } else if (options_.prefetch && w.driver && w.asleep && !w.waiting) {
+      // Busy with tasks in flight: its driver starts this task's copies in now (prefetch_queued).
+      rouse(w.asleep);
+      w.cv.notify_one();
+    }
+    return;
+  }
+  for (auto& w : workers_)
+    if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
+      w->idle = false;
+      rouse(w->asleep);
+      w->cv.notify_one();
+      return;
+    }
+}
+
+void Runtime::Impl::complete(Task* t, bool failed) {
+  // Iterative: a failure cancels whole chains of dependants.
+  std::size_t base = ready_stack_.size();
+  ready_stack_.push_back(t);
+  while (ready_stack_.size() > base) {
+    Task* task = ready_stack_.back();
+    ready_stack_.pop_back();
+    bool bad = failed || task->cancelled;
+    for (const auto& a : task->accesses) {
+      detail::DataState& d = *a.data;
+      if (bad && writes(a.mode)) d.poisoned = true;
+      if (d.last_writer == task) d.last_writer = nullptr;
+      auto it = std::find(d.readers.begin(), d.readers.end(), task);
+      if (it != d.readers.end()) {
+        *it = d.readers.back();
+        d.readers.pop_back();
+      }
+    }
+    for (Task* s : task->successors) {
+      if (bad) s->cancelled = true;
+      if (--s->pending == 0) {
+        if (s->kind == Task::Kind::Acquire) {
+          s->granted = true;
+          notify_user();
+        } else if (s->cancelled) {
+          ++cancelled_;
+          ready_stack_.push_back(s);
+        } else {
+          wake(scheduler_->push(s));
+        }
+      }
+    }
+    if (task->kind == Task::Kind::Compute) {
+      if (task->worker >= 0) scheduler_->on_complete(*task);
+      ++finished_;
+      pool_.put(task);
+    }
+    failed = false;  // only the first task failed; the others are cancelled
+  }
+  if (finished_ == submitted_ || (submit_waiting_ && submitted_ - finished_ <= resume_at_))
+    notify_user();
+}
+
+void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
+  ++failed_;
+  if (first_error_.empty())
+    first_error_ = fmt::format("task '{}' (codelet '{}', #{}) failed on {}: {}", t->label(),
+                               t->codelet ? t->codelet->name : "-", t->id, where, what);
+}
+
+std::string Runtime::Impl::write_back_all() {
+  // Every data that can come home does, even when another cannot (a failed device).
+  std::string first;
+  int failures = 0;
+  for (auto& d : registered()) try {
+      coherence_->fetch_to_host(*d);
+    } catch (const DeviceError& e) {
+      if (failures++ == 0) first = e.what();
+    }
+  if (failures > 1) first += fmt::format(" (and {} more data)", failures - 1);
+  return first;
+}
+
+void Runtime::Impl::wait_all() {
+  {
+    std::unique_lock lock(mutex_);
+    if (open_acquires_ > 0)
+      throw UsageError("wait_all while a HostAccess from acquire() is held: release it first");
+    wait_user(lock, [&] { return finished_ == submitted_; });
+  }
+  const std::string copy_home_error = write_back_all();
+  if (clock_) clock_->settle();  // the copies back happened under locks: their time is owed
+  std::lock_guard lock(mutex_);
+  if (first_error_.empty() && !copy_home_error.empty()) throw DeviceError(copy_home_error);
+  if (!first_error_.empty()) {
+    std::string message = std::move(first_error_);
+    if (failed_ > 1) message += fmt::format(" ({} tasks failed in all)", failed_);
+    if (cancelled_ > 0)
+      message +=
+          fmt::format("; {} dependent task{} not run", cancelled_, cancelled_ == 1 ? "" : "s");
+    if (!copy_home_error.empty()) message += "; then " + copy_home_error;
+    first_error_.clear();
+    failed_ = cancelled_ = 0;
+    std::lock_guard registry_lock(registry_mutex_);
+    for (auto& d : registry_) d->poisoned = false;
+    throw Error(message);
+  }
+}
+
+Task* Runtime::Impl::acquire(const Data& data, Access mode) {
+  detail::DataState& d = check_data(data, "acquire");
+  Task* t = nullptr;
+  {
+    std::unique_lock lock(mutex_);
+    if (d.partitioned)
+      throw UsageError(fmt::format("acquire: {} is partitioned; acquire its tiles", d.describe()));
+    t = pool_.get();
+    t->kind = Task::Kind::Acquire;
+    t->id = ++next_id_;
+    t->accesses.push_back({&d, mode});
+    ++open_acquires_;
+    add_dependencies(t);
+    if (t->pending == 0) t->granted = true;
+    wait_user(lock, [&] { return t->granted; });
+  }
+  try {
+    coherence_->prepare_host(d, mode);
+    if (writes(mode)) coherence_->commit_host_write(d);
+    if (clock_) clock_->settle();
+  } catch (...) {
+    release(t);
+    throw;
+  }
+  return t;
+}
+
+void Runtime::Impl::release(Task* t) {
+  std::lock_guard lock(mutex_);
+  complete(t, false);
+  --open_acquires_;
+  pool_.put(t);
+  notify_user();
+}
+
+}  // namespace conveyor
