@@ -13,11 +13,11 @@
 
 #include "cholesky/matrix.hpp"
 #include "cholesky/run.hpp"
-#include "cholesky_distributed.hpp"
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "distributed/cholesky_on_ranks.hpp"
 
 namespace conveyor::cli {
 namespace {

@@ -14,9 +14,9 @@
 #include "commands.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "distributed/qr_on_ranks.hpp"
 #include "qr/matrix.hpp"
 #include "qr/run.hpp"
-#include "qr_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {

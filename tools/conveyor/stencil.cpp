@@ -14,9 +14,9 @@
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
 #include "conveyor/units.hpp"
+#include "distributed/stencil_on_ranks.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/run.hpp"
-#include "stencil_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {

@@ -1,7 +1,7 @@
 // conveyor qr --grid PxQ under mpirun: the tile QR factorisation with 2D block-cyclic tiles, one
 // runtime per rank, the messages the ranks exchanged, and with --check the single-node check on
 // rank 0.
-#include "qr_distributed.hpp"
+#include "qr_on_ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"

@@ -1,5 +1,5 @@
 // The parts of the distributed commands that do not depend on the application (built with MPI).
-#include "distributed_common.hpp"
+#include "rank_jobs.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -9,7 +9,7 @@
 #include <ostream>
 #include <thread>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "common/block_size.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
@@ -142,6 +142,8 @@ void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ra
          fixed(s.progress_wall_s > 0 ? 100 * s.progress_cpu_s / s.progress_wall_s : 0, 1)});
   table.print(out);
 }
+
+bool mpi_launched() { return MpiSession::launched(); }
 
 bool is_cluster(const std::string& platform) { return is_cluster_file(platform); }
 

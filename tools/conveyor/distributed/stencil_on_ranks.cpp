@@ -2,7 +2,7 @@
 // tiles in blocks over the process grid, one runtime per rank, the strip messages the ranks
 // exchanged against their closed form, and with --check the result gathered on rank 0 and compared
 // with the sequential reference cell for cell.
-#include "stencil_distributed.hpp"
+#include "stencil_on_ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"

@@ -1,13 +1,13 @@
 // conveyor cholesky --grid PxQ under mpirun: the tiled factorisation with 2D block-cyclic tiles,
 // one runtime per rank, and the messages the ranks exchanged next to the closed form.
-#include "cholesky_distributed.hpp"
+#include "cholesky_on_ranks.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 
+#include "../commands.hpp"
 #include "cholesky/distributed.hpp"
-#include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
@@ -43,8 +43,6 @@ void print(std::ostream& out, const nlohmann::json& row, const ch::DistributedRe
 }
 
 }  // namespace
-
-bool mpi_launched() { return MpiSession::launched(); }
 
 namespace {
 
