@@ -165,6 +165,11 @@ ClusterJob cluster_job(std::string_view command, const std::string& cluster,
   return job;
 }
 
+std::string simulated_cluster_note(const std::string& cluster) {
+  return "simulated cluster " + cluster +
+         ": every rank a thread of this process; times are virtual (docs/simulated-clusters.md)";
+}
+
 void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body) {
   SimulatedClusterOptions o;
   o.cluster = job.cluster;

@@ -46,6 +46,9 @@ ClusterJob cluster_job(std::string_view command, const std::string& cluster,
 /// Runs body on every rank of the job, each a thread of this process (run_simulated_cluster).
 void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body);
 
+/// The report's note on a run on a simulated cluster: every rank a thread, times virtual.
+std::string simulated_cluster_note(const std::string& cluster);
+
 /// Initialises MPI (MpiSession) and runs body(rank, size) on every rank. Errors that every rank
 /// raises alike (a bad option: UsageError, a failed check: ValidationError, a failure the ranks
 /// agreed on: "distributed run failed ...") are printed once, by rank 0; the other ranks end with
