@@ -375,12 +375,8 @@ void run_on_this_node(const CholeskyCliOptions& o, const std::vector<ch::RunConf
                       to_string(c.runtime.coherence), r.residual, r.residual_bound));
   }
   if (!o.block_given)
-    report.add_note(fmt::format(
-        "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
-        "most 1024, or 2048 without CPU workers; --block sets it)",
-        report.results().front()["block"].get<int>(), o.n,
-        report.results().front()["cpu_workers"].get<int>() +
-            static_cast<int>(configs.front().runtime.devices.size())));
+    report.add_note(
+        chosen_block_note(report.results().front(), o.n, configs.front().runtime.devices.size()));
   report.add_note(
       "GFLOP/s = (n^3/3) / time / 1e9; time from the first submit to the end of "
       "wait_all (fastest of --repeat)");

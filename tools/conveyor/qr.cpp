@@ -176,13 +176,9 @@ void run_distributed(const QrCliOptions& o, const ResolvedRuntime& resolved,
 }
 
 void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& resolved,
-               int devices) {
+               std::size_t devices) {
   const auto& first = report.results().front();
-  if (!o.block_given)
-    report.add_note(fmt::format(
-        "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
-        "most 1024, or 2048 without CPU workers; --block sets it)",
-        first["block"].get<int>(), o.n, first["cpu_workers"].get<int>() + devices));
+  if (!o.block_given) report.add_note(chosen_block_note(first, o.n, devices));
   if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
   report.add_note(
@@ -213,7 +209,7 @@ void run_on_this_node(const QrCliOptions& o, const ResolvedRuntime& resolved,
           qr::to_string(c.precision), r.check.residual, r.residual_bound, r.check.orthogonality,
           r.orthogonality_bound));
   }
-  add_notes(report, o, resolved, static_cast<int>(configs.front().runtime.devices.size()));
+  add_notes(report, o, resolved, configs.front().runtime.devices.size());
   emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
   if (!failures.empty()) throw ValidationError("qr: check failed: " + failures.front());
 }

@@ -148,6 +148,13 @@ ResolvedRuntime resolve_runtime(const RuntimeCliOptions& o, const RuntimeCommand
   return r;
 }
 
+std::string chosen_block_note(const nlohmann::json& row, int n, std::size_t devices) {
+  return fmt::format(
+      "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at most "
+      "1024, or 2048 without CPU workers; --block sets it)",
+      row["block"].get<int>(), n, row["cpu_workers"].get<int>() + static_cast<int>(devices));
+}
+
 nlohmann::json report_options(const RuntimeCliOptions& o) {
   return {{"devices", join(o.devices)},
           {"scheduler", o.sched.empty() ? "auto" : o.sched},

@@ -42,6 +42,7 @@ struct RuntimeCliOptions {
 struct RuntimeCommand {
   std::string_view name;       ///< "cholesky": the command, prefix of its usage errors
   bool simulated_node = true;  ///< --platform takes a node file too (else a cluster file only)
+  /// --sched: the schedulers and which one is the default (cholesky's default differs)
   std::string_view sched =
       "eager, model, model-ready, round-robin, offload, locality (default: model when a device is "
       "listed, else eager; docs/runtime.md)";
@@ -81,6 +82,10 @@ struct ResolvedRuntime {
 /// Checks the shared options together (UsageError "COMMAND: ..." for the first that is wrong) and
 /// says where the run goes. MPI is used only when asked for (--grid, mpirun, a cluster file).
 ResolvedRuntime resolve_runtime(const RuntimeCliOptions& options, const RuntimeCommand& about);
+
+/// The report's note on a tile size chosen from n and the workers (no --block): `row` is the
+/// first result row (its block and cpu_workers), `devices` the devices it ran on.
+std::string chosen_block_note(const nlohmann::json& row, int n, std::size_t devices);
 
 /// The shared options as the report's "options" object records them.
 nlohmann::json report_options(const RuntimeCliOptions& options);

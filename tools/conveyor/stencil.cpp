@@ -138,11 +138,7 @@ void run_on_this_node(const StencilCliOptions& o, const st::RunConfig& c,
   st::RunResult r = st::run_stencil(c);
   report.add_result(result_row(c, r));
   if (!o.block_given)
-    report.add_note(fmt::format(
-        "block {} chosen for n = {} and {} workers (the rule cholesky and qr use; --block sets it)",
-        r.block, o.n,
-        report.results().front()["cpu_workers"].get<int>() +
-            static_cast<int>(c.runtime.devices.size())));
+    report.add_note(chosen_block_note(report.results().front(), o.n, c.runtime.devices.size()));
   report.add_note(
       "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9 (each cell read and written once per sweep; "
       "halo reads not counted); time from the first submit to the end of wait_all, copies home "
