@@ -34,6 +34,25 @@ TEST(CliUsage, UnknownCommandIsNamedWithTheCommands) {
   expect_lists(r.err, kTopCommands);
 }
 
+// --help is answered before the words CLI11 could not place are looked at: an unknown command
+// with --help must still be refused, not answered with the help of the command above it.
+TEST(CliUsage, UnknownCommandWithHelpIsRefused) {
+  for (const std::string args : {"qrx --help", "--help qrx", "qrx -h"}) {
+    CliResult r = run_cli(args);
+    expect_one_usage_line(r, args);
+    EXPECT_NE(r.err.find("unknown command 'qrx'"), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("conveyor --help"), std::string::npos) << args << ": " << r.err;
+  }
+  CliResult r = run_cli("sim bogus --help");
+  expect_one_usage_line(r, "sim bogus --help");
+  EXPECT_NE(r.err.find("sim: unknown command 'bogus'"), std::string::npos) << r.err;
+
+  // The help of a command that exists is unchanged.
+  r = run_cli("qr --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("--ib"), std::string::npos) << r.out;
+}
+
 TEST(CliUsage, NoCommandListsTheCommands) {
   CliResult r = run_cli("");
   expect_one_usage_line(r, "(none)");

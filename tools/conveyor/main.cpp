@@ -28,6 +28,19 @@ void add_quiet_option(CLI::App& command, OutputOptions& options) {
                    "No progress line on stderr (it is shown only when stderr is a terminal)");
 }
 
+namespace {
+
+// `conveyor qrx --help` names a command that does not exist: say so rather than print the help of
+// the command above it and succeed.
+int help_or_unknown_command(CLI::App& app, const CLI::ParseError& help) {
+  if (auto unknown = unknown_command_message(app)) {
+    std::cerr << "conveyor: " << *unknown << '\n';
+    return 2;
+  }
+  return app.exit(help);
+}
+
+}  // namespace
 }  // namespace conveyor::cli
 
 int main(int argc, char** argv) {
@@ -60,9 +73,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return cli::help_or_unknown_command(app, e);
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return cli::help_or_unknown_command(app, e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const cli::QuietExit& e) {

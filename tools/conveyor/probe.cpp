@@ -189,6 +189,43 @@ void print_staging(std::ostream& out, const json& rows) {
          "per-block cost.\n\n";
 }
 
+// The calibration's entries as CSV rows: one per device and model.
+void write_calibration_csv(const Calibration& cal) {
+  json rows = json::array();
+  for (const auto& e : cal.entries) {
+    json row = {{"device", e.device},
+                {"model", to_string(e.model)},
+                {"td_us", e.td_us},
+                {"tm_us", e.tm_us},
+                {"bw_gbs", e.bw_gbs},
+                {"enqueue_us", e.enqueue_us},
+                {"rms_residual_us", e.rms_residual_us}};
+    for (const auto& [direction, link] : e.links) row[direction + "_gbs"] = link.bw_gbs;
+    rows.push_back(row);
+  }
+  write_csv(std::cout, rows);
+}
+
+// The measured staging rates (stream --pipeline --strategy auto), on one line.
+void print_staging(const Calibration& cal) {
+  if (!cal.staging) {
+    std::cout << "staging: none measured (stream --pipeline --strategy auto times itself)\n";
+    return;
+  }
+  const StagingCalibration& st = *cal.staging;
+  std::string triad;
+  for (const auto& p : st.plain)
+    if (p.kernel == "triad")
+      triad += fmt::format("{}{} GB/s ({} thread{})", triad.empty() ? "" : ", ", sig(p.best_gbs),
+                           p.threads, p.threads == 1 ? "" : "s");
+  std::cout << fmt::format("staging: plain triad {}; near read {} GB/s", triad,
+                           sig(st.near_read_gbs));
+  for (const auto& m : st.movers)
+    std::cout << fmt::format("; {} mover {} GB/s + {} us per block", m.mover, sig(m.copy_gbs),
+                             sig(m.block_overhead_us));
+  std::cout << '\n';
+}
+
 void show_calibration(const ProbeCliOptions& options) {
   std::filesystem::path path = options.request.calibration.empty()
                                    ? default_calibration_path()
@@ -198,22 +235,7 @@ void show_calibration(const ProbeCliOptions& options) {
     std::cout << cal.to_json().dump(2) << '\n';
     return;
   }
-  if (options.output.csv) {
-    json rows = json::array();
-    for (const auto& e : cal.entries) {
-      json row = {{"device", e.device},
-                  {"model", to_string(e.model)},
-                  {"td_us", e.td_us},
-                  {"tm_us", e.tm_us},
-                  {"bw_gbs", e.bw_gbs},
-                  {"enqueue_us", e.enqueue_us},
-                  {"rms_residual_us", e.rms_residual_us}};
-      for (const auto& [direction, link] : e.links) row[direction + "_gbs"] = link.bw_gbs;
-      rows.push_back(row);
-    }
-    write_csv(std::cout, rows);
-    return;
-  }
+  if (options.output.csv) return write_calibration_csv(cal);
   std::cout << fmt::format("Calibration {} (schema {}), measured {} on {} ({})\n", path.string(),
                            cal.schema, cal.date, cal.machine.hostname, cal.machine.cpu_model);
   Table table({"device", "model", "Td us", "Tm us", "BW GB/s", "h2d GB/s", "d2h GB/s", "d2d GB/s"});
@@ -236,22 +258,7 @@ void show_calibration(const ProbeCliOptions& options) {
                                a.crossover ? fmt::format("pays from size {}", *a.crossover)
                                            : std::string("never faster than the CPU in range"));
   }
-  if (!cal.staging) {
-    std::cout << "staging: none measured (stream --pipeline --strategy auto times itself)\n";
-    return;
-  }
-  const StagingCalibration& st = *cal.staging;
-  std::string triad;
-  for (const auto& p : st.plain)
-    if (p.kernel == "triad")
-      triad += fmt::format("{}{} GB/s ({} thread{})", triad.empty() ? "" : ", ", sig(p.best_gbs),
-                           p.threads, p.threads == 1 ? "" : "s");
-  std::cout << fmt::format("staging: plain triad {}; near read {} GB/s", triad,
-                           sig(st.near_read_gbs));
-  for (const auto& m : st.movers)
-    std::cout << fmt::format("; {} mover {} GB/s + {} us per block", m.mover, sig(m.copy_gbs),
-                             sig(m.block_overhead_us));
-  std::cout << '\n';
+  print_staging(cal);
 }
 
 void run(const ProbeCliOptions& options) {

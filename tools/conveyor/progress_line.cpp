@@ -75,6 +75,10 @@ void ProgressLine::draw_locked() {
   std::fflush(stderr);
 }
 
+std::string configuration_label(std::size_t index, std::size_t count) {
+  return count > 1 ? fmt::format("configuration {} of {}", index + 1, count) : "";
+}
+
 void ProgressLine::tick() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_; }))

@@ -48,4 +48,7 @@ class ProgressLine {
   std::thread ticker_;
 };
 
+/// "configuration 2 of 4" when a command runs several, else "" (the context of their steps).
+std::string configuration_label(std::size_t index, std::size_t count);
+
 }  // namespace conveyor::cli

@@ -14,9 +14,11 @@
 #include "commands.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "distributed/qr_on_ranks.hpp"
+#include "progress_line.hpp"
 #include "qr/matrix.hpp"
 #include "qr/run.hpp"
-#include "qr_distributed.hpp"
+#include "runtime_options.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -29,47 +31,30 @@ struct QrCliOptions {
   bool block_given = false;
   int ib = qr::kDefaultInnerBlock;
   std::vector<std::string> precisions{"d"};
-  std::vector<std::string> devices{"cpu"};
-  std::string sched;  // empty: the runtime's choice (eager on CPUs, model with a device)
-  int cpus = -1;
-  int repeat = 1;
-  bool no_warmup = false;
-  bool no_pin = false;
-  bool check = false;
-  std::string trace;
-  std::string device_memory;  // empty: the devices' own memory
-  std::string grid;           // PxQ: distributed over MPI ranks
   bool tree = false;          // with --grid: a domain per process row, merged by a binary tree
-  std::string platform;       // a simulated node or cluster file
-  bool sim_run_kernels = false;
+  RuntimeCliOptions runtime;  // runtime.sched empty: the runtime's choice (eager on CPUs, model
+                              // with a device)
   OutputOptions output;
 };
 
-// --devices as cholesky and stencil take it: "cpu" means CPU workers, "all" the CPUs and every
-// device; the runtime expands the rest. A simulated node's devices come from its file.
-std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
+constexpr RuntimeCommand kQr{
+    .name = "qr",
+    .timed = "Factorisations timed",
+    .warmup = "factorisation (3 x 3 tiles) before timing",
+    .check =
+        "Check ||A - Q R||_F / ||A||_F and ||Q^T Q - I||_F / n, each <= 4 n * unit "
+        "roundoff; exit 1 when above",
+    .too_big = "a matrix larger than it still factorises",
+    .layout = "2D block-cyclic",
+};
+
+// One configuration per precision; on a simulated node every device of the platform, the kernels
+// run only with --sim-run-kernels.
+std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedRuntime& resolved) {
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
-  bool with_cpu = false;
-  std::vector<std::string> device_ids;
-  for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
-    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
-  }
-  const std::vector<std::string> devices = expand_devices(device_ids);
-  if (!with_cpu && o.cpus > 0) throw UsageError("qr: --cpus needs cpu in --devices");
-  if (o.cpus == 0)
-    throw UsageError("qr: --cpus must be positive (leave cpu out of --devices for none)");
-  if (o.cpus < -1) throw UsageError("qr: --cpus must be positive");
-  if (!o.platform.empty() && !devices.empty())
-    throw UsageError("qr: --platform brings its own devices; give --devices cpu or nothing");
-  std::uint64_t device_memory = 0;
-  if (!o.device_memory.empty()) {
-    device_memory = parse_bytes(o.device_memory, "--device-memory");
-    if (device_memory == 0) throw UsageError("qr: --device-memory must be positive");
-    if (devices.empty() && o.platform.empty())
-      throw UsageError("qr: --device-memory needs a device in --devices");
-  }
+  if (o.tree && !resolved.distributed())
+    throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   std::vector<qr::RunConfig> configs;
   for (const auto& p : o.precisions) {
     qr::RunConfig c;
@@ -77,30 +62,13 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o) {
     c.block = o.block;
     c.ib = o.ib;
     c.precision = qr::parse_precision(p);
-    c.runtime.cpus = with_cpu ? o.cpus : 0;
-    c.runtime.devices = devices;
-    c.runtime.device_memory_limit = device_memory;
-    c.runtime.pin = !o.no_pin;
-    if (!o.sched.empty()) c.runtime.scheduler = o.sched;
-    c.repeat = o.repeat;
-    c.warmup = !o.no_warmup;
-    c.check = o.check;
-    c.trace = o.trace;
+    c.runtime = resolved.runtime;
+    o.runtime.apply(c);
     configs.push_back(std::move(c));
   }
-  if (!o.trace.empty() && configs.size() > 1)
+  if (!o.runtime.trace.empty() && configs.size() > 1)
     throw UsageError("qr: --trace needs a single configuration (one precision)");
   return configs;
-}
-
-// A single simulated node (not a cluster file): every device of the platform, the kernels run only
-// with --sim-run-kernels.
-void use_simulated_node(const QrCliOptions& o, std::vector<qr::RunConfig>& configs) {
-  for (auto& c : configs) {
-    c.runtime.platform = o.platform;
-    c.runtime.platform_devices = static_cast<int>(platform_device_count(o.platform));
-    c.runtime.platform_run_kernels = o.sim_run_kernels;
-  }
 }
 
 nlohmann::json checked_or_null(bool checked, double v) {
@@ -195,90 +163,127 @@ void print_tables(std::ostream& out, const Report& report) {
   workers.print(out);
 }
 
-void run_qr_command(const QrCliOptions& o) {
-  auto configs = configurations(o);
-  // A cluster file goes to the distributed path; a node file is one simulated node, like
-  // cholesky's.
-  const bool cluster = !o.platform.empty() && is_cluster(o.platform);
-  const bool node = !o.platform.empty() && !cluster;
-  // MPI is initialised only when asked for: --grid, or a launch by mpirun. Anything else runs
-  // exactly as a build without MPI does.
-  const bool distributed = !o.grid.empty() || mpi_launched() || cluster;
-  if (node && distributed)
-    throw UsageError(
-        "qr: --platform with a node file simulates one node; it does not combine with --grid or "
-        "mpirun (a cluster file does: docs/simulated-clusters.md)");
-  if (o.sim_run_kernels && o.platform.empty())
-    throw UsageError("qr: --sim-run-kernels needs --platform");
-  if (o.tree && !distributed)
-    throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
-  if (node) use_simulated_node(o, configs);
-  if (!distributed)
-    for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
+// Over MPI ranks (--grid, mpirun) or on a simulated cluster (a cluster file in --platform): one
+// configuration.
+void run_distributed(const QrCliOptions& o, const ResolvedRuntime& resolved,
+                     const std::vector<qr::RunConfig>& configs, const nlohmann::json& options) {
+  if (configs.size() > 1)
+    throw UsageError("qr: a distributed run takes one configuration (one precision)");
+  const DistributedQrRun run{configs.front(), o.runtime.grid, o.output, options, o.tree};
+  if (resolved.place == RunPlace::simulated_cluster)
+    run_simulated_cluster_qr(run, o.runtime.platform);
+  else
+    run_distributed_qr(run);
+}
 
-  nlohmann::json options = {{"n", o.n},
-                            {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
-                            {"ib", o.ib},
-                            {"precision", join(o.precisions)},
-                            {"devices", join(o.devices)},
-                            {"scheduler", o.sched.empty() ? "auto" : o.sched},
-                            {"cpus", o.cpus},
-                            {"repeat", o.repeat},
-                            {"check", o.check},
-                            {"device_memory", o.device_memory},
-                            {"platform", o.platform},
-                            {"sim_run_kernels", o.sim_run_kernels},
-                            {"warmup", !o.no_warmup},
-                            {"pin", !o.no_pin}};
-  if (distributed) {
-    if (configs.size() > 1)
-      throw UsageError("qr: a distributed run takes one configuration (one precision)");
-    if (cluster) {
-      if (mpi_launched())
-        throw UsageError("qr: a simulated cluster runs in one process: leave mpirun out");
-      qr::RunConfig c = configs.front();
-      c.runtime.platform_run_kernels = o.sim_run_kernels;
-      run_simulated_cluster_qr({c, o.grid, o.output, options, o.tree}, o.platform);
-      return;
-    }
-    run_distributed_qr({configs.front(), o.grid, o.output, options, o.tree});
-    return;
-  }
-  Report report("qr", options);
-  std::vector<std::string> failures;
-  for (const auto& c : configs) {
-    qr::RunResult r = qr::run_qr(c);
-    report.add_result(result_row(c, r));
-    if (!r.passed())
-      failures.push_back(fmt::format(
-          "{} precision: residual {:.3e} (bound {:.3e}), orthogonality {:.3e} (bound {:.3e})",
-          qr::to_string(c.precision), r.check.residual, r.residual_bound, r.check.orthogonality,
-          r.orthogonality_bound));
-  }
+void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& resolved,
+               std::size_t devices) {
   const auto& first = report.results().front();
-  if (!o.block_given)
-    report.add_note(fmt::format(
-        "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at "
-        "most 1024, or 2048 without CPU workers; --block sets it)",
-        first["block"].get<int>(), o.n,
-        first["cpu_workers"].get<int>() +
-            static_cast<int>(configs.front().runtime.devices.size())));
+  if (!o.block_given) report.add_note(chosen_block_note(first, o.n, devices));
   if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
   report.add_note(
       "GFLOP/s = (4/3 n^3) / time / 1e9; time from the first submit to the end of wait_all "
       "(fastest of --repeat)");
-  if (node)
+  if (resolved.place == RunPlace::simulated_node)
     report.add_note(fmt::format(
-        "simulated on {}: the time is virtual, from the platform's rates{}", o.platform,
-        o.sim_run_kernels ? "; the CPU kernels ran, for every task" : "; no kernel ran"));
-  if (o.check)
+        "simulated on {}: the time is virtual, from the platform's rates{}", o.runtime.platform,
+        o.runtime.sim_run_kernels ? "; the CPU kernels ran, for every task" : "; no kernel ran"));
+  if (o.runtime.check)
     report.add_note(
         "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
         "up to 4 n * unit roundoff (Q rebuilt from the reflectors with the same kernels)");
+}
+
+// On this machine or on one simulated node: one result row per configuration.
+void run_on_this_node(const QrCliOptions& o, const ResolvedRuntime& resolved,
+                      const std::vector<qr::RunConfig>& configs, const nlohmann::json& options) {
+  for (const auto& c : configs) qr::validate(c);  // every bad option before the first long run
+  Report report("qr", options);
+  std::vector<std::string> failures;
+  {
+    ProgressLine progress("qr", o.output.quiet);
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      const qr::RunConfig& c = configs[i];
+      qr::RunConfig shown = c;
+      shown.progress = progress.step_fn(configuration_label(i, configs.size()));
+      qr::RunResult r = qr::run_qr(shown);
+      report.add_result(result_row(c, r));
+      if (!r.passed())
+        failures.push_back(fmt::format(
+            "{} precision: residual {:.3e} (bound {:.3e}), orthogonality {:.3e} (bound {:.3e})",
+            qr::to_string(c.precision), r.check.residual, r.residual_bound, r.check.orthogonality,
+            r.orthogonality_bound));
+    }
+  }
+  add_notes(report, o, resolved, configs.front().runtime.devices.size());
   emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
   if (!failures.empty()) throw ValidationError("qr: check failed: " + failures.front());
 }
+
+void run_qr_command(const QrCliOptions& o) {
+  const ResolvedRuntime resolved = resolve_runtime(o.runtime, kQr);
+  const std::vector<qr::RunConfig> configs = configurations(o, resolved);
+  nlohmann::json options = report_options(o.runtime);
+  options.update({{"n", o.n},
+                  {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
+                  {"ib", o.ib},
+                  {"precision", join(o.precisions)}});
+  if (resolved.distributed())
+    run_distributed(o, resolved, configs, options);
+  else
+    run_on_this_node(o, resolved, configs, options);
+}
+
+// The options only qr has: the matrix and the reduction tree over ranks.
+void add_matrix_options(CLI::App& command, QrCliOptions& o) {
+  command.add_option("--n", o.n, "Matrix order (default 4096)")->option_text("N");
+  command
+      .add_option("--block", o.block,
+                  "Tile size; the last tiles are narrower when it does not divide N (default: "
+                  "from N and the workers, 1024 at most, as cholesky)")
+      ->option_text("B");
+  command
+      .add_option("--ib", o.ib,
+                  "Inner blocking of the reflectors (T tiles are ib x B); taken as B when larger "
+                  "(default 32)")
+      ->option_text("IB");
+  command
+      .add_option("--precision", o.precisions,
+                  "s (single) or d (double), or both as s,d: one result row each (default d)")
+      ->delimiter(',')
+      ->option_text("s|d[,..]");
+}
+
+void add_tree_option(CLI::App& command, QrCliOptions& o) {
+  command.add_flag("--tree", o.tree,
+                   "With --grid: each process row eliminates its own tiles of a column, and a "
+                   "binary tree merges the process rows (2(P-1) messages per column and step "
+                   "instead of about 2t(P-1)/P), instead of the flat tree of one node, which "
+                   "pipelines better from step to step (docs/qr.md compares them)");
+}
+
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  conveyor qr --n 4096 --check                      all cores, tile size chosen, checked\n"
+    "  conveyor qr --n 2048 --block 256 --ib 32 --precision s,d\n"
+    "      both precisions, 8 x 8 tiles of 256, reflectors in blocks of 32\n"
+    "  conveyor qr --n 1000 --block 96 --ib 40 --check   ragged last tile, ib not dividing B\n"
+    "  conveyor qr --n 2048 --block 256 --devices opencl:0 --check\n"
+    "      every task on the OpenCL device (all four kernels), checked\n"
+    "  conveyor qr --n 2048 --block 256 --devices all     CPUs and every device, model "
+    "scheduler\n"
+    "  conveyor qr --n 16384 --block 1024 --platform platforms/4xV100-pcie3.json\n"
+    "      one simulated node (12 cores, 4 V100), virtual time, no kernel run\n"
+    "  conveyor qr --n 4096 --repeat 3 --json-out qr.json\n"
+    "  conveyor qr --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
+    "  mpirun -np 4 conveyor qr --n 4096 --block 256 --grid 2x2 --check\n"
+    "      4 ranks, tiles 2D block-cyclic, checked on rank 0\n"
+    "  conveyor qr --n 16384 --block 512 --platform platforms/cluster-64xcpu.json --grid 4x4\n"
+    "      16 simulated nodes in this process\n"
+    "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
+    "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "
+    "below),\ntpmqrt (each tile right of those); docs/qr.md.";
 
 }  // namespace
 
@@ -288,95 +293,12 @@ void add_qr_command(CLI::App& app) {
       "qr",
       "Tile Householder QR factorisation on the task runtime (CPU workers, OpenCL and CUDA "
       "devices): GFLOP/s, host/device copies and a check");
-  command->add_option("--n", o->n, "Matrix order (default 4096)")->option_text("N");
-  command
-      ->add_option("--block", o->block,
-                   "Tile size; the last tiles are narrower when it does not divide N (default: "
-                   "from N and the workers, 1024 at most, as cholesky)")
-      ->option_text("B");
-  command
-      ->add_option("--ib", o->ib,
-                   "Inner blocking of the reflectors (T tiles are ib x B); taken as B when larger "
-                   "(default 32)")
-      ->option_text("IB");
-  command
-      ->add_option("--precision", o->precisions,
-                   "s (single) or d (double), or both as s,d: one result row each (default d)")
-      ->delimiter(',')
-      ->option_text("s|d[,..]");
-  command
-      ->add_option("--devices", o->devices,
-                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
-                   "all (default cpu; see conveyor devices)")
-      ->delimiter(',')
-      ->option_text("LIST");
-  command
-      ->add_option("--sched", o->sched,
-                   "eager, model, model-ready, round-robin, offload, locality (default: model when "
-                   "a device is listed, else eager; docs/models.md)")
-      ->option_text("NAME");
-  command->add_option("--cpus", o->cpus, "CPU workers (default one per core)")->option_text("K");
-  command
-      ->add_option("--repeat", o->repeat,
-                   "Factorisations timed; the fastest is reported, with the median (default 1)")
-      ->option_text("R");
-  command->add_flag("--no-pin", o->no_pin, "CPU workers not pinned to cores");
-  command->add_flag("--no-warmup", o->no_warmup,
-                    "Skip the small warm-up factorisation (3 x 3 tiles) before timing");
-  command->add_flag("--check", o->check,
-                    "Check ||A - Q R||_F / ||A||_F and ||Q^T Q - I||_F / n, each <= 4 n * unit "
-                    "roundoff; exit 1 when above");
-  command
-      ->add_option("--device-memory", o->device_memory,
-                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
-                   "memory is a cache of the host: a matrix larger than it still factorises")
-      ->option_text("SIZE");
-  command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
-      ->option_text("FILE");
-  command
-      ->add_option("--grid", o->grid,
-                   "Distribute over MPI ranks on a P x Q process grid, tiles 2D block-cyclic (run "
-                   "under mpirun -np P*Q; default under mpirun: the most square grid)")
-      ->option_text("PxQ");
-  command->add_flag("--tree", o->tree,
-                    "With --grid: each process row eliminates its own tiles of a column, and a "
-                    "binary tree merges the process rows (2(P-1) messages per column and step "
-                    "instead of about 2t(P-1)/P), instead of the flat tree of one node, which "
-                    "pipelines better from step to step (docs/qr.md compares them)");
-  command
-      ->add_option(
-          "--platform", o->platform,
-          "A simulated platform (docs/simulation.md): a node file (platforms/node-*.json, "
-          "4xV100-pcie3.json, ...) runs on that modelled node in virtual time; a cluster "
-          "file (platforms/cluster-*.json) with --grid PxQ runs every rank in this process "
-          "on modelled nodes and network (docs/simulated-clusters.md)")
-      ->check(CLI::ExistingFile)
-      ->option_text("FILE");
-  command->add_flag(
-      "--sim-run-kernels", o->sim_run_kernels,
-      "With --platform: also run the kernels and move the data (small n; allows --check)");
+  add_matrix_options(*command, *o);
+  add_runtime_options(*command, o->runtime, kQr);
+  add_tree_option(*command, *o);
   add_output_options(*command, o->output);
-  command->footer(
-      "Examples:\n"
-      "  conveyor qr --n 4096 --check                      all cores, tile size chosen, checked\n"
-      "  conveyor qr --n 2048 --block 256 --ib 32 --precision s,d\n"
-      "      both precisions, 8 x 8 tiles of 256, reflectors in blocks of 32\n"
-      "  conveyor qr --n 1000 --block 96 --ib 40 --check   ragged last tile, ib not dividing B\n"
-      "  conveyor qr --n 2048 --block 256 --devices opencl:0 --check\n"
-      "      every task on the OpenCL device (all four kernels), checked\n"
-      "  conveyor qr --n 2048 --block 256 --devices all     CPUs and every device, model "
-      "scheduler\n"
-      "  conveyor qr --n 16384 --block 1024 --platform platforms/4xV100-pcie3.json\n"
-      "      one simulated node (12 cores, 4 V100), virtual time, no kernel run\n"
-      "  conveyor qr --n 4096 --repeat 3 --json-out qr.json\n"
-      "  conveyor qr --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
-      "  mpirun -np 4 conveyor qr --n 4096 --block 256 --grid 2x2 --check\n"
-      "      4 ranks, tiles 2D block-cyclic, checked on rank 0\n"
-      "  conveyor qr --n 16384 --block 512 --platform platforms/cluster-64xcpu.json --grid 4x4\n"
-      "      16 simulated nodes in this process\n"
-      "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
-      "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "
-      "below),\ntpmqrt (each tile right of those); docs/qr.md.");
+  add_quiet_option(*command, o->output);
+  command->footer(kExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_qr_command(*o);

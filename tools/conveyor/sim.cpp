@@ -97,6 +97,47 @@ struct RunOptions {
   OutputOptions output;
 };
 
+// The table of one run: the machine, cycles, stalls by cause, store-buffer use, the network and the
+// simulator's own speed (`row`: the run's result row).
+void print_run(std::ostream& out, const std::string& label, const SimConfig& config,
+               const SimResult& r, const nlohmann::json& row) {
+  Table table({"quantity", "value"});
+  table.add_row({"program", label});
+  table.add_row({"mesh", fmt::format("{}x{} ({} nodes)", config.mesh_width, config.mesh_height,
+                                     config.nodes())});
+  table.add_row({"store-buffer entries", std::to_string(config.store_buffer_entries) +
+                                             (config.watch_get ? " +watch-get" : "") +
+                                             (config.split_requests ? " +split-requests" : "")});
+  table.add_row({"cycles (region of interest)", std::to_string(r.cycles)});
+  table.add_row({"cycles (whole run)", std::to_string(r.total_cycles)});
+  table.add_row({"instructions (all nodes)", std::to_string(r.instructions)});
+  table.add_row({"stall cycles (sum over nodes)", std::to_string(r.stall_cycles)});
+  for (int c = 0; c < static_cast<int>(sim::StallCause::kCount); ++c)
+    table.add_row({fmt::format("  {}", sim::stall_cause_name(static_cast<sim::StallCause>(c))),
+                   std::to_string(r.stalls[c])});
+  table.add_row({"store buffer mean / max occupancy",
+                 fixed(row["sb_mean_occupancy"].get<double>(), 3) + " / " +
+                     std::to_string(row["sb_max_occupancy"].get<uint64_t>())});
+  table.add_row(
+      {"% node-cycles: stores buffered during PUT", percent(row["sb_put_fraction"].get<double>())});
+  table.add_row({"  data stores / DMA-request stores",
+                 percent(row["sb_put_data_fraction"].get<double>()) + " / " +
+                     percent(row["sb_put_request_fraction"].get<double>())});
+  table.add_row({"network flits", std::to_string(r.network_flits)});
+  if (!r.router_flits.empty()) {
+    auto busiest = std::max_element(r.router_flits.begin(), r.router_flits.end());
+    table.add_row({"busiest router (flits forwarded)",
+                   fmt::format("{} ({})", busiest - r.router_flits.begin(), *busiest)});
+  }
+  table.add_row({"simulated instructions/s (host)",
+                 fixed(row["instructions_per_second"].get<double>() / 1e6, 1) + " M"});
+  table.add_row({"simulated instructions/CPU-s (host)",
+                 fixed(row["instructions_per_cpu_second"].get<double>() / 1e6, 1) + " M"});
+  table.add_row(
+      {"simulated cycles/s (host)", fixed(row["cycles_per_second"].get<double>() / 1e6, 2) + " M"});
+  table.print(out);
+}
+
 void run_command(const RunOptions& o) {
   SimConfig config = sim::build_config(o.machine);
   std::string path = sim::resolve_program(o.program, o.machine.programs);
@@ -114,44 +155,8 @@ void run_command(const RunOptions& o) {
   }
   report.section("console") = lines;
   if (!o.output.json && !o.output.csv && !o.quiet) std::cout << console.str();
-  emit(report, o.output, [&](std::ostream& out) {
-    Table table({"quantity", "value"});
-    table.add_row({"program", label});
-    table.add_row({"mesh", fmt::format("{}x{} ({} nodes)", config.mesh_width, config.mesh_height,
-                                       config.nodes())});
-    table.add_row({"store-buffer entries", std::to_string(config.store_buffer_entries) +
-                                               (config.watch_get ? " +watch-get" : "") +
-                                               (config.split_requests ? " +split-requests" : "")});
-    table.add_row({"cycles (region of interest)", std::to_string(r.cycles)});
-    table.add_row({"cycles (whole run)", std::to_string(r.total_cycles)});
-    table.add_row({"instructions (all nodes)", std::to_string(r.instructions)});
-    table.add_row({"stall cycles (sum over nodes)", std::to_string(r.stall_cycles)});
-    for (int c = 0; c < static_cast<int>(sim::StallCause::kCount); ++c)
-      table.add_row({fmt::format("  {}", sim::stall_cause_name(static_cast<sim::StallCause>(c))),
-                     std::to_string(r.stalls[c])});
-    const nlohmann::json& row = report.results()[0];
-    table.add_row({"store buffer mean / max occupancy",
-                   fixed(row["sb_mean_occupancy"].get<double>(), 3) + " / " +
-                       std::to_string(row["sb_max_occupancy"].get<uint64_t>())});
-    table.add_row({"% node-cycles: stores buffered during PUT",
-                   percent(row["sb_put_fraction"].get<double>())});
-    table.add_row({"  data stores / DMA-request stores",
-                   percent(row["sb_put_data_fraction"].get<double>()) + " / " +
-                       percent(row["sb_put_request_fraction"].get<double>())});
-    table.add_row({"network flits", std::to_string(r.network_flits)});
-    if (!r.router_flits.empty()) {
-      auto busiest = std::max_element(r.router_flits.begin(), r.router_flits.end());
-      table.add_row({"busiest router (flits forwarded)",
-                     fmt::format("{} ({})", busiest - r.router_flits.begin(), *busiest)});
-    }
-    table.add_row({"simulated instructions/s (host)",
-                   fixed(row["instructions_per_second"].get<double>() / 1e6, 1) + " M"});
-    table.add_row({"simulated instructions/CPU-s (host)",
-                   fixed(row["instructions_per_cpu_second"].get<double>() / 1e6, 1) + " M"});
-    table.add_row({"simulated cycles/s (host)",
-                   fixed(row["cycles_per_second"].get<double>() / 1e6, 2) + " M"});
-    table.print(out);
-  });
+  emit(report, o.output,
+       [&](std::ostream& out) { print_run(out, label, config, r, report.results()[0]); });
   if (!r.passed) {
     for (size_t i = 0; i < r.nodes.size(); ++i)
       if (r.nodes[i].exit_code != 0)
@@ -205,10 +210,9 @@ struct ExtensionOptions {
   OutputOptions output;
 };
 
-void extensions_command(const ExtensionOptions& o) {
-  SimConfig base = sim::build_config(o.machine);
-  std::tie(base.mesh_width, base.mesh_height) = sim::square_mesh(o.nodes);
-  if (o.entries < 1) throw UsageError("sim extensions: --entries must be at least 1");
+// Every benchmark on every variant of `base`: without a store buffer, with one, and with the
+// extensions.
+std::vector<SimJob> extension_jobs(const ExtensionOptions& o, const SimConfig& base) {
   struct Variant {
     const char* name;
     int entries;
@@ -235,6 +239,34 @@ void extensions_command(const ExtensionOptions& o) {
       sim::validate(job.config);
       jobs.push_back(job);
     }
+  return jobs;
+}
+
+// A job's row, its cycles and stalls relative to its benchmark's baseline.
+nlohmann::json extension_row(const std::vector<SimJob>& jobs, const SimJob& job) {
+  const SimJob& b = *std::find_if(jobs.begin(), jobs.end(), [&](const SimJob& j) {
+    return j.benchmark == job.benchmark && j.variant == std::string("baseline");
+  });
+  const SimResult& r = job.result;
+  nlohmann::json row{
+      {"benchmark", job.benchmark},
+      {"nodes", job.config.nodes()},
+      {"entries", job.config.store_buffer_entries},
+      {"variant", job.variant},
+      {"cycles", r.cycles},
+      {"relative_cycles", double(r.cycles) / double(b.result.cycles)},
+      {"stall_cycles", r.stall_cycles},
+      {"relative_stalls",
+       b.result.stall_cycles ? double(r.stall_cycles) / double(b.result.stall_cycles) : 0.0}};
+  row["stalls"] = sim::to_json(r, false)["stalls"];
+  return row;
+}
+
+void extensions_command(const ExtensionOptions& o) {
+  SimConfig base = sim::build_config(o.machine);
+  std::tie(base.mesh_width, base.mesh_height) = sim::square_mesh(o.nodes);
+  if (o.entries < 1) throw UsageError("sim extensions: --entries must be at least 1");
+  std::vector<SimJob> jobs = extension_jobs(o, base);
   const int threads = o.threads > 0 ? o.threads : sim::default_sweep_threads();
   {
     ProgressLine progress("sim extensions", o.output.quiet);
@@ -243,24 +275,7 @@ void extensions_command(const ExtensionOptions& o) {
   nlohmann::json options = sim::to_json(base);
   options["entries"] = o.entries;
   Report report("sim_extensions", options);
-  for (const SimJob& job : jobs) {
-    const SimJob& b = *std::find_if(jobs.begin(), jobs.end(), [&](const SimJob& j) {
-      return j.benchmark == job.benchmark && j.variant == std::string("baseline");
-    });
-    const SimResult& r = job.result;
-    nlohmann::json row{
-        {"benchmark", job.benchmark},
-        {"nodes", job.config.nodes()},
-        {"entries", job.config.store_buffer_entries},
-        {"variant", job.variant},
-        {"cycles", r.cycles},
-        {"relative_cycles", double(r.cycles) / double(b.result.cycles)},
-        {"stall_cycles", r.stall_cycles},
-        {"relative_stalls",
-         b.result.stall_cycles ? double(r.stall_cycles) / double(b.result.stall_cycles) : 0.0}};
-    row["stalls"] = sim::to_json(r, false)["stalls"];
-    report.add_result(row);
-  }
+  for (const SimJob& job : jobs) report.add_result(extension_row(jobs, job));
   emit(report, o.output, [&](std::ostream& out) {
     Table table(
         {"benchmark", "variant", "cycles", "rel. cycles %", "stall cycles", "rel. stalls %"});
@@ -274,25 +289,10 @@ void extensions_command(const ExtensionOptions& o) {
   });
 }
 
-}  // namespace
-
-void add_sim_command(CLI::App& app) {
-  auto* sim = app.add_subcommand(
-      "sim",
-      "Simulate a DMA-based manycore (seed 002): RV32IM nodes with local memories, DMA and a mesh, "
-      "with or without the store buffer that lets a core run past a blocking DMA PUT");
-  sim->require_subcommand(1);
-  sim->footer(
-      "Examples:\n"
-      "  conveyor sim run pipeline --nodes 64 --entries 32   one benchmark, one machine\n"
-      "  conveyor sim run ./my.elf --mesh 4x2                your own program (see docs/sim.md)\n"
-      "  conveyor sim sweep --json-out sweep.json            the seed's figures 4 and 5\n"
-      "  conveyor plot sweep.json -o sweep.png               ... drawn\n"
-      "  conveyor sim extensions                             GET watching, split request queue");
-
+void add_run_command(CLI::App& sim) {
   auto run_opts = std::make_shared<RunOptions>();
   auto* run =
-      sim->add_subcommand("run", "Run one program on every node and report cycles and stalls");
+      sim.add_subcommand("run", "Run one program on every node and report cycles and stalls");
   run->add_option("program", run_opts->program,
                   "A benchmark (pipeline, stencil, alltoall, cannon, bitonic, hello, dmatest) or "
                   "a path to an RV32IM ELF file")
@@ -309,9 +309,11 @@ void add_sim_command(CLI::App& app) {
       "  conveyor sim run alltoall --nodes 64 --entries 16 --json\n"
       "  conveyor sim run prog.elf --config machine.json --max-cycles 1e7");
   run->callback([run_opts] { run_command(*run_opts); });
+}
 
+void add_sweep_command(CLI::App& sim) {
   auto sweep_opts = std::make_shared<SweepOptions>();
-  auto* sweep = sim->add_subcommand(
+  auto* sweep = sim.add_subcommand(
       "sweep",
       "Benchmarks x node counts x store-buffer sizes, relative to 0 entries (figures 4, 5)");
   sweep
@@ -337,9 +339,11 @@ void add_sim_command(CLI::App& app) {
       "  conveyor sim sweep --dma-setup 64    a DMA that starts 64 cycles after its command:\n"
       "                                       gains that grow with the entries (docs/sim.md)");
   sweep->callback([sweep_opts] { sweep_command(*sweep_opts); });
+}
 
+void add_extensions_command(CLI::App& sim) {
   auto ext_opts = std::make_shared<ExtensionOptions>();
-  auto* ext = sim->add_subcommand(
+  auto* ext = sim.add_subcommand(
       "extensions", "The seed's future work: watching GET destinations, split request queue");
   ext->add_option("--benchmarks", ext_opts->benchmarks,
                   "Benchmarks (default: the five and bitonic_get)")
@@ -355,6 +359,26 @@ void add_sim_command(CLI::App& app) {
       "Variants: baseline (0 entries), store-buffer (the seed's proposal), +watch-get, "
       "+split-requests, +both.\nExample:\n  conveyor sim extensions --nodes 16 --entries 16");
   ext->callback([ext_opts] { extensions_command(*ext_opts); });
+}
+
+}  // namespace
+
+void add_sim_command(CLI::App& app) {
+  auto* sim = app.add_subcommand(
+      "sim",
+      "Simulate a DMA-based manycore (seed 002): RV32IM nodes with local memories, DMA and a mesh, "
+      "with or without the store buffer that lets a core run past a blocking DMA PUT");
+  sim->require_subcommand(1);
+  sim->footer(
+      "Examples:\n"
+      "  conveyor sim run pipeline --nodes 64 --entries 32   one benchmark, one machine\n"
+      "  conveyor sim run ./my.elf --mesh 4x2                your own program (see docs/sim.md)\n"
+      "  conveyor sim sweep --json-out sweep.json            the seed's figures 4 and 5\n"
+      "  conveyor plot sweep.json -o sweep.png               ... drawn\n"
+      "  conveyor sim extensions                             GET watching, split request queue");
+  add_run_command(*sim);
+  add_sweep_command(*sim);
+  add_extensions_command(*sim);
 }
 
 }  // namespace conveyor::cli

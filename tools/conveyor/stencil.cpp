@@ -12,11 +12,12 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/process_grid.hpp"
 #include "conveyor/units.hpp"
+#include "distributed/stencil_on_ranks.hpp"
+#include "progress_line.hpp"
+#include "runtime_options.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/run.hpp"
-#include "stencil_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -29,56 +30,37 @@ struct StencilCliOptions {
   bool block_given = false;
   int sweeps = 20;
   int temporal_block = 1;
-  std::vector<std::string> devices{"cpu"};
-  std::string sched;  // empty: the runtime's choice (eager on CPUs, model with a device)
-  int cpus = -1;
-  int repeat = 1;
-  bool no_warmup = false;
-  bool no_pin = false;
-  bool check = false;
-  std::string trace;
-  std::string device_memory;  // empty: the devices' own memory
-  std::string grid;           // PxQ: distributed over MPI ranks
-  std::string platform;       // a simulated cluster file
-  bool sim_run_kernels = false;
+  RuntimeCliOptions runtime;  // runtime.sched empty: the runtime's choice (eager on CPUs, model
+                              // with a device); runtime.platform: a simulated cluster file
   OutputOptions output;
 };
 
-// --devices as cholesky takes it: "cpu" means CPU workers, "all" the CPUs and every device; the
-// runtime expands the rest.
-st::RunConfig configuration(const StencilCliOptions& o) {
+constexpr RuntimeCommand kStencil{
+    .name = "stencil",
+    .simulated_node = false,
+    .timed = "Runs of T sweeps timed, each from the initial grid",
+    .warmup = "run (3 x 3 tiles, 2 sweeps; builds the OpenCL program)",
+    .check =
+        "Compare every cell with a sequential run on the host; they must be equal (exit 1 "
+        "when not)",
+    .too_big = "grids larger than it still run",
+    .layout = "in blocks",
+};
+
+st::RunConfig configuration(const StencilCliOptions& o, const ResolvedRuntime& resolved) {
   if (o.block_given && o.block <= 0)
     throw UsageError("stencil: --block must be positive (got " + std::to_string(o.block) + ")");
-  bool with_cpu = false;
-  std::vector<std::string> device_ids;
-  for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
-    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
-  }
+  if (resolved.distributed() && o.temporal_block > 1)
+    throw UsageError(
+        "stencil: --temporal-block > 1 runs on one node only; with --grid, mpirun or --platform "
+        "give --temporal-block 1");
   st::RunConfig c;
-  c.runtime.devices = expand_devices(device_ids);
-  if (!with_cpu && o.cpus > 0) throw UsageError("stencil: --cpus needs cpu in --devices");
-  if (o.cpus == 0)
-    throw UsageError("stencil: --cpus must be positive (leave cpu out of --devices for none)");
-  if (o.cpus < -1) throw UsageError("stencil: --cpus must be positive");
-  if (!o.device_memory.empty()) {
-    c.runtime.device_memory_limit = parse_bytes(o.device_memory, "--device-memory");
-    if (c.runtime.device_memory_limit == 0)
-      throw UsageError("stencil: --device-memory must be positive");
-    if (c.runtime.devices.empty())
-      throw UsageError("stencil: --device-memory needs a device in --devices");
-  }
   c.n = o.n;
   c.block = o.block;
   c.sweeps = o.sweeps;
   c.temporal_block = o.temporal_block;
-  c.runtime.cpus = with_cpu ? o.cpus : 0;
-  c.runtime.pin = !o.no_pin;
-  if (!o.sched.empty()) c.runtime.scheduler = o.sched;
-  c.repeat = o.repeat;
-  c.warmup = !o.no_warmup;
-  c.check = o.check;
-  c.trace = o.trace;
+  c.runtime = resolved.runtime;
+  o.runtime.apply(c);
   return c;
 }
 
@@ -149,65 +131,26 @@ void print_tables(std::ostream& out, const Report& report) {
   workers.print(out);
 }
 
-void run_stencil_command(const StencilCliOptions& o) {
-  // MPI is initialised only when asked for: --grid, a launch by mpirun, or a simulated cluster.
-  // Anything else runs exactly as a build without MPI does.
-  const bool distributed = !o.grid.empty() || mpi_launched() || !o.platform.empty();
-  if (!o.platform.empty() && !is_cluster(o.platform))
-    throw UsageError(
-        "stencil: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
-        "simulated node is not supported by stencil yet");
-  if (o.sim_run_kernels && o.platform.empty())
-    throw UsageError("stencil: --sim-run-kernels needs --platform");
-  if (!o.grid.empty()) ProcessGrid::parse(o.grid);  // a typo is refused before MPI starts
-  if (distributed && o.temporal_block > 1)
-    throw UsageError(
-        "stencil: --temporal-block > 1 runs on one node only; with --grid, mpirun or --platform "
-        "give --temporal-block 1");
-  st::RunConfig c = configuration(o);
-  if (!distributed) st::validate(c);  // every bad option before the grids are allocated
-
-  nlohmann::json options = {{"n", o.n},
-                            {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
-                            {"sweeps", o.sweeps},
-                            {"temporal_block", o.temporal_block},
-                            {"devices", join(o.devices, ",")},
-                            {"scheduler", o.sched.empty() ? "auto" : o.sched},
-                            {"cpus", o.cpus},
-                            {"repeat", o.repeat},
-                            {"check", o.check},
-                            {"device_memory", o.device_memory},
-                            {"warmup", !o.no_warmup},
-                            {"pin", !o.no_pin}};
-  if (distributed) {
-    if (!o.platform.empty()) {
-      if (mpi_launched())
-        throw UsageError("stencil: a simulated cluster runs in one process: leave mpirun out");
-      if (!c.runtime.devices.empty())
-        throw UsageError(
-            "stencil: --platform brings its own devices; give --devices cpu or nothing");
-      c.runtime.platform_run_kernels = o.sim_run_kernels;
-      options["platform"] = o.platform;
-      run_simulated_cluster_stencil({c, o.grid, o.output, options}, o.platform);
-      return;
-    }
-    run_distributed_stencil({c, o.grid, o.output, options});
-    return;
-  }
+// On this machine's workers: one result row.
+void run_on_this_node(const StencilCliOptions& o, const st::RunConfig& c,
+                      const nlohmann::json& options) {
+  st::validate(c);  // every bad option before the grids are allocated
   Report report("stencil", options);
-  st::RunResult r = st::run_stencil(c);
+  st::RunResult r;
+  {
+    ProgressLine progress("stencil", o.output.quiet);
+    st::RunConfig shown = c;
+    shown.progress = progress.step_fn();
+    r = st::run_stencil(shown);
+  }
   report.add_result(result_row(c, r));
   if (!o.block_given)
-    report.add_note(fmt::format(
-        "block {} chosen for n = {} and {} workers (the rule cholesky and qr use; --block sets it)",
-        r.block, o.n,
-        report.results().front()["cpu_workers"].get<int>() +
-            static_cast<int>(c.runtime.devices.size())));
+    report.add_note(chosen_block_note(report.results().front(), o.n, c.runtime.devices.size()));
   report.add_note(
       "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9 (each cell read and written once per sweep; "
       "halo reads not counted); time from the first submit to the end of wait_all, copies home "
       "included (fastest of --repeat)");
-  if (o.check)
+  if (o.runtime.check)
     report.add_note(
         "check: every cell equal to a sequential run on the host (same arithmetic, same order; no "
         "tolerance)");
@@ -219,6 +162,64 @@ void run_stencil_command(const StencilCliOptions& o) {
                     r.mismatches, r.max_abs_diff));
 }
 
+void run_stencil_command(const StencilCliOptions& o) {
+  const ResolvedRuntime resolved = resolve_runtime(o.runtime, kStencil);
+  const st::RunConfig c = configuration(o, resolved);
+  nlohmann::json options = report_options(o.runtime);
+  options.update({{"n", o.n},
+                  {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
+                  {"sweeps", o.sweeps},
+                  {"temporal_block", o.temporal_block}});
+  const DistributedStencilRun run{c, o.runtime.grid, o.output, options};
+  if (resolved.place == RunPlace::simulated_cluster)
+    run_simulated_cluster_stencil(run, o.runtime.platform);
+  else if (resolved.place == RunPlace::ranks)
+    run_distributed_stencil(run);
+  else
+    run_on_this_node(o, c, options);
+}
+
+// The options only stencil has: the grid and the sweeps.
+void add_grid_options(CLI::App& command, StencilCliOptions& o) {
+  command.add_option("--n", o.n, "Grid side, boundary included (default 4096)")->option_text("N");
+  command
+      .add_option("--block", o.block,
+                  "Tile side; the last tiles are narrower when it does not divide N (default: "
+                  "from N and the workers, as cholesky)")
+      ->option_text("B");
+  command.add_option("--sweeps", o.sweeps, "Jacobi sweeps (default 20)")->option_text("T");
+  command
+      .add_option("--temporal-block", o.temporal_block,
+                  "Sweeps per task (temporal blocking): each task does D sweeps on its tile from "
+                  "a halo D wide (neighbours' strips and corners, recomputed redundantly), so a "
+                  "tile crosses to a device once per D sweeps; at most the narrowest tile's side; "
+                  "one node only (default 1: one sweep per task)")
+      ->option_text("D");
+}
+
+constexpr const char* kExamples =
+    "Examples:\n"
+    "  conveyor stencil --n 4096 --sweeps 20 --check            CPU workers, checked\n"
+    "  conveyor stencil --n 4096 --devices opencl:0 --check     the OpenCL kernel only\n"
+    "  conveyor stencil --n 4096 --devices all --sched eager    CPUs and every device\n"
+    "  conveyor stencil --n 1000 --block 96 --sweeps 5 --check  ragged last tiles\n"
+    "  conveyor stencil --n 2048 --block 256 --devices opencl:0 --device-memory 4MiB --check\n"
+    "      out of core: two 32 MiB grids through 4 MiB of device memory\n"
+    "  conveyor stencil --n 4096 --block 512 --sweeps 20 --temporal-block 4 --devices opencl:0 "
+    "\\\n"
+    "      --device-memory 16MiB --check   4 sweeps per task: each tile crosses once per 4 "
+    "sweeps\n"
+    "  conveyor stencil --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
+    "  mpirun -np 4 conveyor stencil --n 8192 --grid 2x2 --check   on 4 ranks, tiles in blocks\n"
+    "  conveyor stencil --n 32768 --block 1024 --platform platforms/cluster-64xcpu.json --grid "
+    "4x4\n"
+    "      16 simulated nodes, virtual time\n"
+    "out = c0 in + c1 (north + south + west + east), c0 = 0.5, c1 = 0.125; the outer ring is a\n"
+    "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours' edge\n"
+    "strips (the halo) of one grid and writing its tile and its strips of the other; with\n"
+    "--temporal-block D a task does D sweeps from strips and corners D wide. GB/s counts\n"
+    "2 * 8 * n^2 bytes per sweep; docs/stencil.md.";
+
 }  // namespace
 
 void add_stencil_command(CLI::App& app) {
@@ -226,88 +227,11 @@ void add_stencil_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand(
       "stencil",
       "Iterative 2D Jacobi 5-point stencil on the task runtime: GB/s, host/device copies, a check");
-  command->add_option("--n", o->n, "Grid side, boundary included (default 4096)")->option_text("N");
-  command
-      ->add_option("--block", o->block,
-                   "Tile side; the last tiles are narrower when it does not divide N (default: "
-                   "from N and the workers, as cholesky)")
-      ->option_text("B");
-  command->add_option("--sweeps", o->sweeps, "Jacobi sweeps (default 20)")->option_text("T");
-  command
-      ->add_option("--temporal-block", o->temporal_block,
-                   "Sweeps per task (temporal blocking): each task does D sweeps on its tile from "
-                   "a halo D wide (neighbours' strips and corners, recomputed redundantly), so a "
-                   "tile crosses to a device once per D sweeps; at most the narrowest tile's side; "
-                   "one node only (default 1: one sweep per task)")
-      ->option_text("D");
-  command
-      ->add_option("--devices", o->devices,
-                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
-                   "all (default cpu; see conveyor devices)")
-      ->delimiter(',')
-      ->option_text("LIST");
-  command
-      ->add_option("--sched", o->sched,
-                   "eager, model, model-ready, round-robin, offload, locality (default: model when "
-                   "a device is listed, else eager; docs/runtime.md)")
-      ->option_text("NAME");
-  command->add_option("--cpus", o->cpus, "CPU workers (default one per core)")->option_text("K");
-  command
-      ->add_option("--repeat", o->repeat,
-                   "Runs of T sweeps timed, each from the initial grid; the fastest is reported, "
-                   "with the median (default 1)")
-      ->option_text("R");
-  command->add_flag("--no-pin", o->no_pin, "CPU workers not pinned to cores");
-  command->add_flag(
-      "--no-warmup", o->no_warmup,
-      "Skip the small warm-up run (3 x 3 tiles, 2 sweeps; builds the OpenCL program)");
-  command->add_flag("--check", o->check,
-                    "Compare every cell with a sequential run on the host; they must be equal "
-                    "(exit 1 when not)");
-  command
-      ->add_option("--device-memory", o->device_memory,
-                   "Memory each device may use for tiles, e.g. 8MiB (default: all of it). Device "
-                   "memory is a cache of the host: grids larger than it still run (least recently "
-                   "used tiles are evicted, modified ones written home first)")
-      ->option_text("SIZE");
-  command->add_option("--trace", o->trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
-      ->option_text("FILE");
-  command
-      ->add_option("--grid", o->grid,
-                   "Distribute over MPI ranks on a P x Q process grid, tiles in blocks (run under "
-                   "mpirun -np P*Q; default under mpirun: the most square grid)")
-      ->option_text("PxQ");
-  command
-      ->add_option("--platform", o->platform,
-                   "A simulated cluster file (docs/simulated-clusters.md): every rank in this "
-                   "process on modelled nodes and network, times virtual; with --grid PxQ")
-      ->option_text("FILE");
-  command->add_flag(
-      "--sim-run-kernels", o->sim_run_kernels,
-      "With --platform: also run the kernels and move the data (small n; allows --check)");
+  add_grid_options(*command, *o);
+  add_runtime_options(*command, o->runtime, kStencil);
   add_output_options(*command, o->output);
-  command->footer(
-      "Examples:\n"
-      "  conveyor stencil --n 4096 --sweeps 20 --check            CPU workers, checked\n"
-      "  conveyor stencil --n 4096 --devices opencl:0 --check     the OpenCL kernel only\n"
-      "  conveyor stencil --n 4096 --devices all --sched eager    CPUs and every device\n"
-      "  conveyor stencil --n 1000 --block 96 --sweeps 5 --check  ragged last tiles\n"
-      "  conveyor stencil --n 2048 --block 256 --devices opencl:0 --device-memory 4MiB --check\n"
-      "      out of core: two 32 MiB grids through 4 MiB of device memory\n"
-      "  conveyor stencil --n 4096 --block 512 --sweeps 20 --temporal-block 4 --devices opencl:0 "
-      "\\\n"
-      "      --device-memory 16MiB --check   4 sweeps per task: each tile crosses once per 4 "
-      "sweeps\n"
-      "  conveyor stencil --n 2048 --cpus 2 --trace t.json && conveyor plot t.json -o gantt.png\n"
-      "  mpirun -np 4 conveyor stencil --n 8192 --grid 2x2 --check   on 4 ranks, tiles in blocks\n"
-      "  conveyor stencil --n 32768 --block 1024 --platform platforms/cluster-64xcpu.json --grid "
-      "4x4\n"
-      "      16 simulated nodes, virtual time\n"
-      "out = c0 in + c1 (north + south + west + east), c0 = 0.5, c1 = 0.125; the outer ring is a\n"
-      "fixed boundary. Each sweep is one task per tile reading its tile and its neighbours' edge\n"
-      "strips (the halo) of one grid and writing its tile and its strips of the other; with\n"
-      "--temporal-block D a task does D sweeps from strips and corners D wide. GB/s counts\n"
-      "2 * 8 * n^2 bytes per sweep; docs/stencil.md.");
+  add_quiet_option(*command, o->output);
+  command->footer(kExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_stencil_command(*o);

@@ -115,10 +115,10 @@ void run(const StreamCliOptions& o) {
     for (std::size_t i = 0; i < plans.size(); ++i) {
       const StreamPlan& plan = plans[i];
       const StreamConfig& config = plan.options.config;
-      progress.show(fmt::format("{} {}, {} thread{}", plan.device->info().id,
-                                to_string(config.variant), config.threads,
-                                config.threads == 1 ? "" : "s"),
-                    {"runs", i, plans.size()});
+      progress.show(
+          fmt::format("{} {}, {} thread{}", plan.device->info().id, to_string(config.variant),
+                      config.threads, config.threads == 1 ? "" : "s"),
+          {"runs", i, plans.size()});
       StreamRun result = run_stream(*plan.device, plan.options);
       for (const auto& r : result.results) report.add_result(r.to_json());
       sweep = sweep || config.threads != plans.front().options.config.threads;
@@ -133,6 +133,34 @@ void run(const StreamCliOptions& o) {
     else
       print_kernels(out, report.results());
   });
+}
+
+constexpr const char* kStreamFooter =
+    "STREAM rules: each array >= 4x the total last-level cache and >= 1M elements (smaller only\n"
+    "with --allow-small); best of N repetitions excluding the first; every run checked against\n"
+    "gold values (exit 1 on a mismatch). GB/s = 1e9 B/s; bytes counted STREAM-style, without\n"
+    "write-allocate traffic: copy/scale 16, add/triad 24, dot 16 bytes per element.\n"
+    "\n"
+    "Examples:\n"
+    "  conveyor stream                               all cores, one row per kernel\n"
+    "  conveyor stream --threads 1-8                 thread sweep: one row per thread count\n"
+    "  conveyor stream --variant both --kernels triad    standard vs tuned Triad\n"
+    "  conveyor stream --size 1GiB --bind compact    1 GiB arrays, threads packed\n"
+    "  conveyor stream --tier hbm                    arrays in HBM/MCDRAM (flat mode)\n"
+    "  conveyor stream --device all --json-out s.json    every device; then conveyor plot "
+    "s.json";
+
+// Where the arrays live: their NUMA node or memory tier, and their pages.
+void add_memory_options(CLI::App& command, StreamCliOptions& o) {
+  auto* numa =
+      command.add_option("--numa", o.request.numa, "Bind the CPU arrays to this NUMA node")
+          ->check(CLI::NonNegativeNumber);
+  command
+      .add_option("--tier", o.request.tier,
+                  "hbm or ddr: put the CPU arrays in that memory tier (machines with both)")
+      ->excludes(numa);
+  command.add_flag("--no-huge-pages", o.request.no_huge_pages,
+                   "4 KiB pages instead of 2 MiB-aligned arrays with transparent huge pages");
 }
 
 }  // namespace
@@ -165,31 +193,10 @@ void add_stream_command(CLI::App& app) {
   command->add_option("--scalar", o->request.scalar, "STREAM's scalar (default 3)");
   command->add_flag("--allow-small", o->request.allow_small,
                     "Run arrays smaller than the STREAM size rule (the result notes say so)");
-  auto* numa =
-      command->add_option("--numa", o->request.numa, "Bind the CPU arrays to this NUMA node")
-          ->check(CLI::NonNegativeNumber);
-  command
-      ->add_option("--tier", o->request.tier,
-                   "hbm or ddr: put the CPU arrays in that memory tier (machines with both)")
-      ->excludes(numa);
-  command->add_flag("--no-huge-pages", o->request.no_huge_pages,
-                    "4 KiB pages instead of 2 MiB-aligned arrays with transparent huge pages");
+  add_memory_options(*command, *o);
   add_output_options(*command, o->output);
   add_quiet_option(*command, o->output);
-  command->footer(
-      "STREAM rules: each array >= 4x the total last-level cache and >= 1M elements (smaller only\n"
-      "with --allow-small); best of N repetitions excluding the first; every run checked against\n"
-      "gold values (exit 1 on a mismatch). GB/s = 1e9 B/s; bytes counted STREAM-style, without\n"
-      "write-allocate traffic: copy/scale 16, add/triad 24, dot 16 bytes per element.\n"
-      "\n"
-      "Examples:\n"
-      "  conveyor stream                               all cores, one row per kernel\n"
-      "  conveyor stream --threads 1-8                 thread sweep: one row per thread count\n"
-      "  conveyor stream --variant both --kernels triad    standard vs tuned Triad\n"
-      "  conveyor stream --size 1GiB --bind compact    1 GiB arrays, threads packed\n"
-      "  conveyor stream --tier hbm                    arrays in HBM/MCDRAM (flat mode)\n"
-      "  conveyor stream --device all --json-out s.json    every device; then conveyor plot "
-      "s.json");
+  command->footer(kStreamFooter);
   auto pipeline = add_stream_pipeline_options(*command);  // --pipeline: stream_pipeline.cpp
   command->callback([o, pipeline, command] {
     if (pipeline->request.mover.empty()) return run(*o);

@@ -42,35 +42,56 @@ std::string one_line(std::string text) {
   return text;
 }
 
+// The innermost command that kept words CLI11 could not place (the one the user was talking
+// to), else the deepest one it recognised.
+const CLI::App& addressed(const CLI::App& root) {
+  const CLI::App* app = deepest_parsed(root);
+  for (const CLI::App* a = app; a != nullptr; a = a->get_parent())
+    if (!a->remaining().empty()) return *a;
+  return *app;
+}
+
+// What `app` says about a word it did not take, or about the command it needs.
+struct Addressed {
+  std::string prefix;  // "sim: ", "" for the root
+  std::string listed;  // "commands: run, sweep, extensions; ", "" without subcommands
+  std::string help;    // "conveyor sim --help"
+  bool has_commands = false;
+};
+
+Addressed addressed_parts(const CLI::App& app) {
+  const std::string path = command_path(app);
+  const std::string commands = subcommand_list(app);
+  return {path.empty() ? "" : path + ": ", commands.empty() ? "" : "commands: " + commands + "; ",
+          "conveyor " + (path.empty() ? "" : path + " ") + "--help", !commands.empty()};
+}
+
 }  // namespace
 
 std::string usage_message(const CLI::App& root, const CLI::ParseError& error) {
-  // CLI11 keeps the words it could not place with the command that saw them; the innermost one
-  // that kept any is the one the user was talking to.
-  const CLI::App* app = deepest_parsed(root);
-  for (const CLI::App* a = app; a != nullptr; a = a->get_parent())
-    if (!a->remaining().empty()) {
-      app = a;
-      break;
-    }
-  const std::string path = command_path(*app);
-  const std::string prefix = path.empty() ? "" : path + ": ";
-  const std::string commands = subcommand_list(*app);
-  const std::string help = "conveyor " + (path.empty() ? "" : path + " ") + "--help";
-  const std::string listed = commands.empty() ? "" : "commands: " + commands + "; ";
-
-  std::vector<std::string> left = app->remaining();
+  const CLI::App& app = addressed(root);
+  const Addressed a = addressed_parts(app);
+  std::vector<std::string> left = app.remaining();
   if (!left.empty()) {
     const std::string& word = left.front();
     // Where commands are expected, a plain word was meant as one.
     const char* what = word.starts_with("-") ? "unknown option"
-                       : !commands.empty()   ? "unknown command"
+                       : a.has_commands      ? "unknown command"
                                              : "unexpected argument";
-    return fmt::format("{}{} '{}' ({}see '{}')", prefix, what, word, listed, help);
+    return fmt::format("{}{} '{}' ({}see '{}')", a.prefix, what, word, a.listed, a.help);
   }
-  if (!commands.empty() && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr)
-    return fmt::format("{}a command is required ({}see '{}')", prefix, listed, help);
-  return fmt::format("{}{} (see '{}')", prefix, one_line(error.what()), help);
+  if (a.has_commands && dynamic_cast<const CLI::RequiredError*>(&error) != nullptr)
+    return fmt::format("{}a command is required ({}see '{}')", a.prefix, a.listed, a.help);
+  return fmt::format("{}{} (see '{}')", a.prefix, one_line(error.what()), a.help);
+}
+
+std::optional<std::string> unknown_command_message(const CLI::App& root) {
+  const CLI::App& app = addressed(root);
+  const Addressed a = addressed_parts(app);
+  std::vector<std::string> left = app.remaining();
+  if (left.empty() || !a.has_commands || left.front().starts_with("-")) return std::nullopt;
+  return fmt::format("{}unknown command '{}' ({}see '{}')", a.prefix, left.front(), a.listed,
+                     a.help);
 }
 
 }  // namespace conveyor::cli

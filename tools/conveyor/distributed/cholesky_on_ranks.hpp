@@ -1,12 +1,12 @@
 #pragma once
 // `conveyor cholesky` on several ranks (--grid, or started by mpirun). Built against MPI when the
-// configure step found it (cholesky_distributed.cpp); else cholesky_distributed_none.cpp says so.
+// configure step found it (cholesky_on_ranks.cpp); else cholesky_on_ranks_none.cpp says so.
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../report.hpp"
 #include "cholesky/run.hpp"
-#include "distributed_common.hpp"
-#include "report.hpp"
+#include "rank_jobs.hpp"
 
 namespace conveyor::cli {
 

@@ -1,6 +1,6 @@
 // Stand-in for builds without MPI: `qr --grid` is a usage error, and nothing else changes.
 #include "conveyor/error.hpp"
-#include "qr_distributed.hpp"
+#include "qr_on_ranks.hpp"
 
 namespace conveyor::cli {
 

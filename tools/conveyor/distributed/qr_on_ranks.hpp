@@ -1,12 +1,12 @@
 #pragma once
 // `conveyor qr` on several ranks (--grid, or started by mpirun). Built against MPI when the
-// configure step found it (qr_distributed.cpp); else qr_distributed_none.cpp says so.
+// configure step found it (qr_on_ranks.cpp); else qr_on_ranks_none.cpp says so.
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "distributed_common.hpp"
+#include "../report.hpp"
 #include "qr/run.hpp"
-#include "report.hpp"
+#include "rank_jobs.hpp"
 
 namespace conveyor::cli {
 

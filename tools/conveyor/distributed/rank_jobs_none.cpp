@@ -1,10 +1,11 @@
-// Stand-in for builds without MPI: `cholesky --grid` and simulated clusters (which run the MPI
-// layer's code) are usage errors, and nothing else changes.
+// Stand-in for builds without MPI: no process is an MPI rank, and simulated clusters (which run the
+// MPI layer's code) are usage errors; the rest of rank_jobs.hpp is called only from code built
+// with MPI.
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "cholesky_distributed.hpp"
 #include "conveyor/error.hpp"
+#include "rank_jobs.hpp"
 
 namespace conveyor::cli {
 
@@ -21,16 +22,6 @@ std::string cluster_node_file(const std::string&) {
   throw UsageError(
       "simulated clusters need a build with MPI (the distributed layer: install libopenmpi-dev, "
       "configure with CONVEYOR_WITH_MPI=AUTO or ON)");
-}
-
-void run_simulated_cluster_cholesky(const DistributedCholeskyRun&, const std::string& cluster) {
-  cluster_node_file(cluster);
-}
-
-void run_distributed_cholesky(const DistributedCholeskyRun&) {
-  throw UsageError(
-      "cholesky: --grid needs a build with MPI (install libopenmpi-dev, configure with "
-      "CONVEYOR_WITH_MPI=AUTO or ON)");
 }
 
 }  // namespace conveyor::cli

@@ -1,12 +1,12 @@
 #pragma once
 // `conveyor stencil` on several ranks (--grid, or started by mpirun) and on simulated clusters.
-// Built against MPI when the configure step found it (stencil_distributed.cpp); else
-// stencil_distributed_none.cpp says so.
+// Built against MPI when the configure step found it (stencil_on_ranks.cpp); else
+// stencil_on_ranks_none.cpp says so.
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "distributed_common.hpp"
-#include "report.hpp"
+#include "../report.hpp"
+#include "rank_jobs.hpp"
 #include "stencil/run.hpp"
 
 namespace conveyor::cli {

@@ -1,7 +1,7 @@
 // conveyor qr --grid PxQ under mpirun: the tile QR factorisation with 2D block-cyclic tiles, one
 // runtime per rank, the messages the ranks exchanged, and with --check the single-node check on
 // rank 0.
-#include "qr_distributed.hpp"
+#include "qr_on_ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -44,6 +44,61 @@ void print(std::ostream& out, const nlohmann::json& row, const qr::DistributedRe
     out << fmt::format("Check: {} more messages gathered A and T on rank 0\n", r.gather_messages);
 }
 
+// Rank 0's result row.
+nlohmann::json result_row(const qr::RunConfig& config, const qr::DistributedResult& r,
+                          ProcessGrid grid) {
+  auto checked_or_null = [&](double v) {
+    return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  return {
+      {"n", config.n},
+      {"block", config.block},
+      {"ib", r.ib},
+      {"tiles", r.tiles},
+      {"precision", qr::to_string(config.precision)},
+      {"grid", grid.to_string()},
+      {"ranks", grid.size()},
+      {"devices", rank_devices_label(config.runtime)},
+      {"scheduler", resolved_scheduler(config.runtime)},
+      {"cpu_workers", cpu_workers(config.runtime)},
+      {"gflops", r.gflops},
+      {"time_s", r.time_s},
+      {"median_time_s", r.median_time_s},
+      {"repeat", config.repeat},
+      {"tasks", r.tasks},
+      {"domains", r.domains},
+      {"messages", r.messages},
+      {"bytes", r.bytes},
+      {"gather_messages", r.gather_messages},
+      {"residual", checked_or_null(r.check.residual)},
+      {"residual_bound", r.residual_bound},
+      {"orthogonality", checked_or_null(r.check.orthogonality)},
+      {"orthogonality_bound", r.orthogonality_bound},
+      {"check", r.checked ? (r.passed() ? "passed" : "failed") : "not run"},
+      {"per_rank", rank_rows(r.ranks)},
+  };
+}
+
+void report(const DistributedQrRun& run, const qr::RunConfig& config,
+            const qr::DistributedResult& r, ProcessGrid grid) {
+  const nlohmann::json row = result_row(config, r, grid);
+  nlohmann::json options_json = run.options;
+  options_json["grid"] = grid.to_string();
+  Report report("qr", options_json);
+  report.add_result(row);
+  report.add_note(
+      "GFLOP/s = (4/3 n^3) / time / 1e9; time from a barrier before the first submit to the end "
+      "of the collective wait_all, the slowest rank's (fastest of --repeat)");
+  report.add_note(
+      "messages: point-to-point tile messages of the factorisation (tiles of A, T factors and "
+      "reflector copies); cpu_workers: per rank");
+  if (config.check)
+    report.add_note(
+        "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
+        "up to 4 n * unit roundoff, computed on rank 0 from the gathered tiles of A and T");
+  emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
+}
+
 // One rank's share of the run, on its Distributed; rank 0 prints.
 void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessGrid grid,
               Distributed& dist) {
@@ -59,56 +114,8 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
   dc.tree = run.tree;
   qr::DistributedResult r = qr::run_distributed(dist, dc);
   if (!config.trace.empty()) dist.write_trace(config.trace);
-
-  const bool failed = r.checked && !r.passed();
-  if (dist.rank() == 0) {
-    auto checked_or_null = [&](double v) {
-      return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
-    };
-    nlohmann::json row = {
-        {"n", config.n},
-        {"block", config.block},
-        {"ib", r.ib},
-        {"tiles", r.tiles},
-        {"precision", qr::to_string(config.precision)},
-        {"grid", grid.to_string()},
-        {"ranks", dist.size()},
-        {"devices", rank_devices_label(config.runtime)},
-        {"scheduler", resolved_scheduler(config.runtime)},
-        {"cpu_workers", cpu_workers(config.runtime)},
-        {"gflops", r.gflops},
-        {"time_s", r.time_s},
-        {"median_time_s", r.median_time_s},
-        {"repeat", config.repeat},
-        {"tasks", r.tasks},
-        {"domains", r.domains},
-        {"messages", r.messages},
-        {"bytes", r.bytes},
-        {"gather_messages", r.gather_messages},
-        {"residual", checked_or_null(r.check.residual)},
-        {"residual_bound", r.residual_bound},
-        {"orthogonality", checked_or_null(r.check.orthogonality)},
-        {"orthogonality_bound", r.orthogonality_bound},
-        {"check", r.checked ? (failed ? "failed" : "passed") : "not run"},
-        {"per_rank", rank_rows(r.ranks)},
-    };
-    nlohmann::json options_json = run.options;
-    options_json["grid"] = grid.to_string();
-    Report report("qr", options_json);
-    report.add_result(row);
-    report.add_note(
-        "GFLOP/s = (4/3 n^3) / time / 1e9; time from a barrier before the first submit to the end "
-        "of the collective wait_all, the slowest rank's (fastest of --repeat)");
-    report.add_note(
-        "messages: point-to-point tile messages of the factorisation (tiles of A, T factors and "
-        "reflector copies); cpu_workers: per rank");
-    if (config.check)
-      report.add_note(
-          "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
-          "up to 4 n * unit roundoff, computed on rank 0 from the gathered tiles of A and T");
-    emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
-  }
-  if (failed)
+  if (dist.rank() == 0) report(run, config, r, grid);
+  if (r.checked && !r.passed())
     throw ValidationError(fmt::format(
         "qr: check failed: residual {:.3e} (bound {:.3e}), orthogonality {:.3e} (bound {:.3e})",
         r.check.residual, r.residual_bound, r.check.orthogonality, r.orthogonality_bound));

@@ -1,6 +1,6 @@
 // Stand-in for builds without MPI: `stencil --grid` is a usage error, and nothing else changes.
 #include "conveyor/error.hpp"
-#include "stencil_distributed.hpp"
+#include "stencil_on_ranks.hpp"
 
 namespace conveyor::cli {
 

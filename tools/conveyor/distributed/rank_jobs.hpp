@@ -1,10 +1,10 @@
 #pragma once
-// What the CLI's distributed commands (`cholesky --grid`, `qr --grid` under mpirun) share: the
-// job's start and its errors, the process grid, each rank's share of its node, and the per-rank
-// message table of the report. This header needs no MPI, so that the commands' dispatchers
-// (built with and without it) can include it; everything but mpi_launched is defined in
-// distributed_common.cpp, which is built only with MPI, and is called only from code built with
-// it.
+// What the CLI's distributed commands (`cholesky`, `qr` and `stencil` with --grid, under mpirun or
+// on a simulated cluster) share: the job's start and its errors, the process grid, each rank's
+// share of its node, and the per-rank message table of the report. This header needs no MPI, so
+// that the commands' dispatchers (built with and without it) can include it; everything is defined
+// in rank_jobs.cpp, which is built only with MPI, and is called only from code built with it, but
+// mpi_launched, is_cluster and cluster_node_file, which rank_jobs_none.cpp defines without MPI.
 #include <functional>
 #include <iosfwd>
 #include <nlohmann/json.hpp>
@@ -23,14 +23,13 @@ class Distributed;
 namespace conveyor::cli {
 
 /// Whether this process was started by an MPI launcher; false in a build without MPI, so that
-/// such a build under mpirun runs the single-node command on each rank, as before. (Defined with
-/// cholesky's distributed command, cholesky_distributed.cpp / cholesky_distributed_none.cpp.)
+/// such a build under mpirun runs the single-node command on each rank, as before.
 bool mpi_launched();
 
 /// Whether `platform` is a cluster file (docs/simulated-clusters.md); false in a build without
-/// MPI, whose platform reader then explains what it expected. (Defined beside mpi_launched.)
+/// MPI, whose platform reader then explains what it expected.
 bool is_cluster(const std::string& platform);
-/// The node platform file a cluster file names.
+/// The node platform file a cluster file names; UsageError in a build without MPI.
 std::string cluster_node_file(const std::string& cluster);
 
 /// A run on a simulated cluster: its process grid (--grid, or the most square grid of all the
@@ -46,6 +45,9 @@ ClusterJob cluster_job(std::string_view command, const std::string& cluster,
                        const std::string& grid, RuntimeOptions runtime);
 /// Runs body on every rank of the job, each a thread of this process (run_simulated_cluster).
 void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body);
+
+/// The report's note on a run on a simulated cluster: every rank a thread, times virtual.
+std::string simulated_cluster_note(const std::string& cluster);
 
 /// Initialises MPI (MpiSession) and runs body(rank, size) on every rank. Errors that every rank
 /// raises alike (a bad option: UsageError, a failed check: ValidationError, a failure the ranks

@@ -1,13 +1,13 @@
 // conveyor cholesky --grid PxQ under mpirun: the tiled factorisation with 2D block-cyclic tiles,
 // one runtime per rank, and the messages the ranks exchanged next to the closed form.
-#include "cholesky_distributed.hpp"
+#include "cholesky_on_ranks.hpp"
 
 #include <fmt/format.h>
 
 #include <iostream>
 
+#include "../commands.hpp"
 #include "cholesky/distributed.hpp"
-#include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
@@ -43,8 +43,6 @@ void print(std::ostream& out, const nlohmann::json& row, const ch::DistributedRe
 }
 
 }  // namespace
-
-bool mpi_launched() { return MpiSession::launched(); }
 
 namespace {
 
@@ -83,9 +81,54 @@ void run_on_ranks(const DistributedCholeskyRun& run, int size) {
   run_rank(run, config, grid, dist, {});
 }
 
+// Rank 0's result row; `failed`: the check found a difference.
+nlohmann::json result_row(const ch::RunConfig& config, const ch::DistributedResult& r,
+                          ProcessGrid grid, const std::string& cluster, bool failed) {
+  return {
+      {"n", config.n},
+      {"block", config.block},
+      {"tiles", r.tiles},
+      {"precision", ch::to_string(config.precision)},
+      {"grid", grid.to_string()},
+      {"ranks", grid.size()},
+      {"platform", cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(cluster)},
+      {"simulated", !cluster.empty()},
+      {"devices", rank_devices_label(config.runtime)},
+      {"coherence", to_string(config.runtime.coherence)},
+      {"scheduler", config.runtime.scheduler},
+      {"gflops", r.gflops},
+      {"time_s", r.time_s},
+      {"repeat", config.repeat},
+      {"messages", r.messages},
+      {"bytes", r.bytes},
+      {"closed_form_messages", r.expected.messages},
+      {"closed_form_bytes", r.expected.bytes},
+      {"gather_messages", r.gather_messages},
+      {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
+      {"residual_bound", r.residual_bound},
+      {"check", r.checked ? (failed ? "failed" : "passed") : "not run"},
+      {"per_rank", rank_rows(r.ranks)},
+  };
+}
+
+void report(const DistributedCholeskyRun& run, const nlohmann::json& row,
+            const ch::DistributedResult& r, const std::string& cluster) {
+  nlohmann::json options_json = run.options;
+  options_json["grid"] = row["grid"];
+  Report report("cholesky", options_json);
+  report.add_result(row);
+  report.add_note(
+      "GFLOP/s = (n^3/3) / time / 1e9; time from a barrier before the first submit to the end of "
+      "the collective wait_all, the slowest rank's");
+  if (!cluster.empty()) report.add_note(simulated_cluster_note(cluster));
+  report.add_note(
+      "messages: point-to-point tile messages of the factorisation; closed form in "
+      "docs/distributed.md");
+  emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
+}
+
 void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, ProcessGrid grid,
               Distributed& dist, const std::string& cluster) {
-  const int rank = dist.rank();
   ch::DistributedConfig dc;
   dc.n = config.n;
   dc.block = config.block;
@@ -103,54 +146,9 @@ void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, Pr
   if (r.checked && !r.volume_matches())
     failures.push_back(fmt::format("{} messages / {} bytes sent, the closed form says {} / {}",
                                    r.messages, r.bytes, r.expected.messages, r.expected.bytes));
-  if (rank == 0) {
-    const std::string devices = rank_devices_label(config.runtime);
-    nlohmann::json row = {
-        {"n", config.n},
-        {"block", config.block},
-        {"tiles", r.tiles},
-        {"precision", ch::to_string(config.precision)},
-        {"grid", grid.to_string()},
-        {"ranks", dist.size()},
-        {"platform", cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(cluster)},
-        {"simulated", !cluster.empty()},
-        {"devices", devices},
-        {"coherence", to_string(config.runtime.coherence)},
-        {"scheduler", config.runtime.scheduler},
-        {"gflops", r.gflops},
-        {"time_s", r.time_s},
-        {"repeat", config.repeat},
-        {"messages", r.messages},
-        {"bytes", r.bytes},
-        {"closed_form_messages", r.expected.messages},
-        {"closed_form_bytes", r.expected.bytes},
-        {"gather_messages", r.gather_messages},
-        {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
-        {"residual_bound", r.residual_bound},
-        {"check", r.checked ? (failures.empty() ? "passed" : "failed") : "not run"},
-        {"per_rank", rank_rows(r.ranks)},
-    };
-    nlohmann::json options_json = run.options;
-    options_json["grid"] = grid.to_string();
-    Report report("cholesky", options_json);
-    report.add_result(row);
-    report.add_note(
-        "GFLOP/s = (n^3/3) / time / 1e9; time from a barrier before the first submit to the end of "
-        "the collective wait_all, the slowest rank's");
-    if (!cluster.empty())
-      report.add_note("simulated cluster " + cluster +
-                      ": every rank a thread of this process; times are virtual "
-                      "(docs/simulated-clusters.md)");
-    report.add_note(
-        "messages: point-to-point tile messages of the factorisation; closed form in "
-        "docs/distributed.md");
-    emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
-  }
-  if (!failures.empty()) {
-    std::string text;
-    for (const auto& f : failures) text += (text.empty() ? "" : "; ") + f;
-    throw ValidationError("cholesky: check failed: " + text);
-  }
+  if (dist.rank() == 0)
+    report(run, result_row(config, r, grid, cluster, !failures.empty()), r, cluster);
+  if (!failures.empty()) throw ValidationError("cholesky: check failed: " + join(failures, "; "));
 }
 
 }  // namespace

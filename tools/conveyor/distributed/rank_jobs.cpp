@@ -1,5 +1,5 @@
 // The parts of the distributed commands that do not depend on the application (built with MPI).
-#include "distributed_common.hpp"
+#include "rank_jobs.hpp"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -9,7 +9,7 @@
 #include <ostream>
 #include <thread>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "common/block_size.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
@@ -143,6 +143,8 @@ void print_rank_table(std::ostream& out, const std::vector<DistributedStats>& ra
   table.print(out);
 }
 
+bool mpi_launched() { return MpiSession::launched(); }
+
 bool is_cluster(const std::string& platform) { return is_cluster_file(platform); }
 
 std::string cluster_node_file(const std::string& cluster) { return cluster_node_platform(cluster); }
@@ -161,6 +163,11 @@ ClusterJob cluster_job(std::string_view command, const std::string& cluster,
   job.workers_per_rank = (job.runtime.cpus < 0 ? platform_host_cores(node) : job.runtime.cpus) +
                          job.runtime.platform_devices;
   return job;
+}
+
+std::string simulated_cluster_note(const std::string& cluster) {
+  return "simulated cluster " + cluster +
+         ": every rank a thread of this process; times are virtual (docs/simulated-clusters.md)";
 }
 
 void run_on_cluster(const ClusterJob& job, const std::function<void(Distributed&)>& body) {

@@ -2,7 +2,7 @@
 // tiles in blocks over the process grid, one runtime per rank, the strip messages the ranks
 // exchanged against their closed form, and with --check the result gathered on rank 0 and compared
 // with the sequential reference cell for cell.
-#include "stencil_distributed.hpp"
+#include "stencil_on_ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "commands.hpp"
+#include "../commands.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -43,6 +43,63 @@ void print(std::ostream& out, const nlohmann::json& row, const st::DistributedRe
                        r.gather_messages);
 }
 
+// Rank 0's result row; `failed`: the check found a difference.
+nlohmann::json result_row(const st::RunConfig& config, const st::DistributedResult& r,
+                          ProcessGrid grid, const std::string& cluster, bool failed) {
+  auto checked_or_null = [&](auto v) {
+    return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
+  };
+  return {
+      {"n", config.n},
+      {"block", std::min(config.block, config.n)},
+      {"tiles", r.tiles},
+      {"sweeps", config.sweeps},
+      {"grid", grid.to_string()},
+      {"ranks", grid.size()},
+      {"platform", cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(cluster)},
+      {"simulated", !cluster.empty()},
+      {"devices", rank_devices_label(config.runtime)},
+      {"scheduler", resolved_scheduler(config.runtime)},
+      {"cpu_workers", cpu_workers(config.runtime)},
+      {"time_s", r.time_s},
+      {"median_time_s", r.median_time_s},
+      {"repeat", config.repeat},
+      {"gbs", r.gbs},
+      {"sweep_bytes", st::sweep_bytes(config.n)},
+      {"tasks", r.tasks},
+      {"messages", r.messages},
+      {"bytes", r.bytes},
+      {"closed_form_messages", r.expected.messages},
+      {"closed_form_bytes", r.expected.bytes},
+      {"gather_messages", r.gather_messages},
+      {"mismatches", checked_or_null(r.mismatches)},
+      {"max_abs_diff", checked_or_null(r.max_abs_diff)},
+      {"check", r.checked ? (failed ? "failed" : "passed") : "not run"},
+      {"per_rank", rank_rows(r.ranks)},
+  };
+}
+
+void report(const DistributedStencilRun& run, const nlohmann::json& row,
+            const st::DistributedResult& r, const std::string& cluster) {
+  nlohmann::json options_json = run.options;
+  options_json["grid"] = row["grid"];
+  Report report("stencil", options_json);
+  report.add_result(row);
+  report.add_note(
+      "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9; time from a barrier before the first "
+      "submit to the end of the collective wait_all, the slowest rank's (fastest of --repeat)");
+  if (!cluster.empty()) report.add_note(simulated_cluster_note(cluster));
+  report.add_note(
+      "messages: halo strips between ranks (tiles in blocks: only the ranks' borders cross); "
+      "closed form 2 * sweeps * t * (P + Q - 2) strips of n * 8 * 2 * (P + Q - 2) bytes per "
+      "sweep in all (docs/stencil.md); cpu_workers: per rank");
+  if (run.config.check)
+    report.add_note(
+        "check: the result gathered on rank 0, every cell equal to a sequential run there (no "
+        "tolerance), and the messages equal to the closed form");
+  emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
+}
+
 // One rank's share of the run, on its Distributed; rank 0 prints. `cluster`: the simulated
 // cluster file, empty under mpirun.
 void run_rank(const DistributedStencilRun& run, const st::RunConfig& config, ProcessGrid grid,
@@ -67,65 +124,9 @@ void run_rank(const DistributedStencilRun& run, const st::RunConfig& config, Pro
   if (r.checked && !r.volume_matches())
     failures.push_back(fmt::format("{} messages / {} bytes sent, the closed form says {} / {}",
                                    r.messages, r.bytes, r.expected.messages, r.expected.bytes));
-  if (dist.rank() == 0) {
-    const std::string devices = rank_devices_label(config.runtime);
-    auto checked_or_null = [&](auto v) {
-      return r.checked ? nlohmann::json(v) : nlohmann::json(nullptr);
-    };
-    nlohmann::json row = {
-        {"n", config.n},
-        {"block", std::min(config.block, config.n)},
-        {"tiles", r.tiles},
-        {"sweeps", config.sweeps},
-        {"grid", grid.to_string()},
-        {"ranks", dist.size()},
-        {"platform", cluster.empty() ? nlohmann::json(nullptr) : nlohmann::json(cluster)},
-        {"simulated", !cluster.empty()},
-        {"devices", devices},
-        {"scheduler", resolved_scheduler(config.runtime)},
-        {"cpu_workers", cpu_workers(config.runtime)},
-        {"time_s", r.time_s},
-        {"median_time_s", r.median_time_s},
-        {"repeat", config.repeat},
-        {"gbs", r.gbs},
-        {"sweep_bytes", st::sweep_bytes(config.n)},
-        {"tasks", r.tasks},
-        {"messages", r.messages},
-        {"bytes", r.bytes},
-        {"closed_form_messages", r.expected.messages},
-        {"closed_form_bytes", r.expected.bytes},
-        {"gather_messages", r.gather_messages},
-        {"mismatches", checked_or_null(r.mismatches)},
-        {"max_abs_diff", checked_or_null(r.max_abs_diff)},
-        {"check", r.checked ? (failures.empty() ? "passed" : "failed") : "not run"},
-        {"per_rank", rank_rows(r.ranks)},
-    };
-    nlohmann::json options_json = run.options;
-    options_json["grid"] = grid.to_string();
-    Report report("stencil", options_json);
-    report.add_result(row);
-    report.add_note(
-        "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9; time from a barrier before the first "
-        "submit to the end of the collective wait_all, the slowest rank's (fastest of --repeat)");
-    if (!cluster.empty())
-      report.add_note("simulated cluster " + cluster +
-                      ": every rank a thread of this process; times are virtual "
-                      "(docs/simulated-clusters.md)");
-    report.add_note(
-        "messages: halo strips between ranks (tiles in blocks: only the ranks' borders cross); "
-        "closed form 2 * sweeps * t * (P + Q - 2) strips of n * 8 * 2 * (P + Q - 2) bytes per "
-        "sweep in all (docs/stencil.md); cpu_workers: per rank");
-    if (config.check)
-      report.add_note(
-          "check: the result gathered on rank 0, every cell equal to a sequential run there (no "
-          "tolerance), and the messages equal to the closed form");
-    emit(report, run.output, [&](std::ostream& out) { print(out, row, r); });
-  }
-  if (!failures.empty()) {
-    std::string text;
-    for (const auto& f : failures) text += (text.empty() ? "" : "; ") + f;
-    throw ValidationError("stencil: check failed: " + text);
-  }
+  if (dist.rank() == 0)
+    report(run, result_row(config, r, grid, cluster, !failures.empty()), r, cluster);
+  if (!failures.empty()) throw ValidationError("stencil: check failed: " + join(failures, "; "));
 }
 
 // What one rank holds: its block of tiles of both grids (1/R of them, one tile more per side at
