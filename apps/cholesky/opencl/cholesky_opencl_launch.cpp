@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/opencl_kernels.hpp"
-#include "common/opencl_calls.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
+#include "common/opencl/opencl_calls.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/opencl_calls.hpp"
+#include "common/opencl/opencl_calls.hpp"
 #include "conveyor/error.hpp"
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
