@@ -128,7 +128,7 @@ def rule_of(where):
         return f"{where} may include only {below or 'itself'} of src/"
     if where.startswith("apps/"):
         return f"{where}/ may include public headers, its own files and apps/common"
-    extra = sorted(USERS[where]) + (sorted(FUZZED) if where == "fuzz" else [])
+    extra = sorted(USERS.get(where, set())) + (sorted(FUZZED) if where == "fuzz" else [])
     return f"{where}/ may include public headers, its own files" + \
         (f" and {extra}" if extra else " only")
 
