@@ -6,9 +6,9 @@
 #include <type_traits>
 
 #include "cholesky/cpu_kernels.hpp"
-#include "cholesky/cuda_kernels.hpp"
+#include "cholesky/cuda/cholesky_cuda_kernels.hpp"
 #include "cholesky/graph.hpp"
-#include "cholesky/opencl_kernels.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 

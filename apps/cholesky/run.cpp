@@ -9,7 +9,7 @@
 
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
-#include "cholesky/opencl_kernels.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/blas_threads.hpp"
 #include "common/block_size.hpp"
 #include "common/host_memory.hpp"

@@ -9,8 +9,8 @@
 
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
-#include "qr/cuda_kernels.hpp"
-#include "qr/opencl_kernels.hpp"
+#include "qr/cuda/qr_cuda_kernels.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -15,7 +15,7 @@
 #include "conveyor/error.hpp"
 #include "qr/cpu_kernels.hpp"
 #include "qr/matrix.hpp"
-#include "qr/opencl_kernels.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

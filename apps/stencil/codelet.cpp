@@ -7,11 +7,11 @@
 #include "conveyor/error.hpp"
 #include "stencil/cpu_deep_kernel.hpp"
 #include "stencil/cpu_kernel.hpp"
-#include "stencil/cuda_kernels.hpp"
+#include "stencil/cuda/stencil_cuda_kernels.hpp"
 #include "stencil/deep_tiles.hpp"
 #include "stencil/device_tiles.hpp"
 #include "stencil/halo.hpp"
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 #include "stencil/stencil.hpp"
 #include "stencil/task_args.hpp"
 

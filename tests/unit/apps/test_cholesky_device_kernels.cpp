@@ -11,7 +11,7 @@
 #include "cholesky/cholesky.hpp"
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
-#include "cholesky/opencl_kernels.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"

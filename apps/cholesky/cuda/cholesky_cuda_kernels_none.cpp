@@ -1,5 +1,5 @@
 // Built without the CUDA toolkit: the CUDA tile kernels do not exist and say so.
-#include "cholesky/cuda_kernels.hpp"
+#include "cholesky/cuda/cholesky_cuda_kernels.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "conveyor/error.hpp"
-#include "stencil/cuda_kernels.hpp"
+#include "stencil/cuda/stencil_cuda_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {

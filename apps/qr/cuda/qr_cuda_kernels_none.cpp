@@ -1,6 +1,6 @@
 // Built without the CUDA toolkit: the CUDA QR kernels do not exist and say so.
 #include "conveyor/error.hpp"
-#include "qr/cuda_kernels.hpp"
+#include "qr/cuda/qr_cuda_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -1,6 +1,6 @@
 // The OpenCL C source of the QR tile kernels (plain text; built with or without OpenCL): a prelude
 // mapping device_kernels.inc's macros to OpenCL C, the shared code as a string, and the kernels.
-#include "qr/opencl_kernels.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -1,8 +1,8 @@
 // The CUDA kernels of temporal blocking (built when CMake found the CUDA toolkit), the same steps
-// and the same arithmetic as the OpenCL ones (opencl_source.cpp): gather the extended tile, sweep
-// it depth - 1 times over the region still valid, the last sweep into the tile and its own strips
-// and corners. Products and sums with __dmul_rn / __dadd_rn, never fused. Compiled, not yet run on
-// a GPU.
+// and the same arithmetic as the OpenCL ones (opencl/stencil_opencl_source.cpp): gather the
+// extended tile, sweep it depth - 1 times over the region still valid, the last sweep into the tile
+// and its own strips and corners. Products and sums with __dmul_rn / __dadd_rn, never fused.
+// Compiled, not yet run on a GPU.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "conveyor/error.hpp"
-#include "stencil/cuda_kernels.hpp"
+#include "stencil/cuda/stencil_cuda_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {

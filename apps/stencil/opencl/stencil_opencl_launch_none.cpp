@@ -1,6 +1,6 @@
 // Built without OpenCL: the OpenCL stencil kernel cannot be enqueued, and says so.
 #include "conveyor/error.hpp"
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 

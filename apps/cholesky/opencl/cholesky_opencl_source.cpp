@@ -1,7 +1,7 @@
 // The OpenCL C source of the gemm tile kernel (plain text; built with or without OpenCL).
 #include <atomic>
 
-#include "cholesky/opencl_kernels.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 
 namespace conveyor::apps::cholesky {
 

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
-#include "common/opencl_calls.hpp"
+#include "common/opencl/opencl_calls.hpp"
 #include "conveyor/error.hpp"
-#include "qr/opencl_kernels.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -1,6 +1,6 @@
 // Built without the CUDA toolkit: the CUDA stencil kernel does not exist and says so.
 #include "conveyor/error.hpp"
-#include "stencil/cuda_kernels.hpp"
+#include "stencil/cuda/stencil_cuda_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 

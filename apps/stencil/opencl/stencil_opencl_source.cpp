@@ -1,5 +1,5 @@
 // The OpenCL C source of the Jacobi tile kernel (plain text; built with or without OpenCL).
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 
@@ -53,7 +53,7 @@ __kernel void jacobi_tile(__global double* out, __global const double* in,
 
 /* Temporal blocking (D = width sweeps per task, docs/stencil.md): the extended tile (the tile and,
    where neighbours exist, their width-wide strips and the diagonal neighbours' width x width
-   corners) is gathered into the scratch x by rectangle copies (opencl_deep_launch.cpp), swept
+   corners) is gathered into the scratch x by rectangle copies (stencil_opencl_deep_launch.cpp), swept
    depth - 1 times between x and y over the region still valid (it shrinks by one cell per sweep
    on the sides with a neighbour), and jacobi_last does the last sweep into the tile; its own strips
    and corners are copied from it by rectangle copies too. No store depends on a branch, so PoCL

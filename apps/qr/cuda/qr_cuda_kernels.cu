@@ -6,7 +6,7 @@
 #include <string>
 
 #include "conveyor/error.hpp"
-#include "qr/cuda_kernels.hpp"
+#include "qr/cuda/qr_cuda_kernels.hpp"
 
 namespace conveyor::apps::qr {
 

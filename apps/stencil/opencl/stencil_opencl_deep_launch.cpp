@@ -7,59 +7,48 @@
 
 #include <memory>
 #include <mutex>
-#include <string>
 #include <utility>
 #include <vector>
 
-#include "common/opencl_calls.hpp"
+#include "common/opencl/opencl_calls.hpp"
+#include "common/opencl/opencl_kernel_cache.hpp"
 #include "conveyor/error.hpp"
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
 
 constexpr common::OpenclCalls kCl{"OpenCL stencil"};
 
-// What one queue needs: the program's two other kernels and the two scratch tiles. Only the
-// queue's driver thread enqueues on it, so it alone sets these kernels' arguments, and the queue
-// is in order, so one task's scratch is free once the next task's kernels run. The state retains
-// the queue and (through its kernels) the program: neither address can be reused by another
-// object while the state lives, so (queue, program) names it.
-struct QueueState {
+// The two scratch tiles of one queue. The queue is in order, so one task's scratch is free once the
+// next task's kernels run. It retains the queue, so that no other queue can take the address while
+// it lives.
+struct Scratch {
   cl_command_queue queue = nullptr;
-  cl_program program = nullptr;
-  cl_kernel sweep = nullptr, last = nullptr;
   cl_mem x = nullptr, y = nullptr;
-  std::size_t bytes = 0;  // of each scratch
+  std::size_t bytes = 0;  // of each tile
 
-  QueueState(cl_command_queue q, cl_program p) : queue(q), program(p) {
+  explicit Scratch(cl_command_queue q) : queue(q) {
     kCl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
-    cl_int status = CL_SUCCESS;
-    sweep = clCreateKernel(program, "jacobi_sweep", &status);
-    kCl.check(status, "clCreateKernel(jacobi_sweep)");
-    last = clCreateKernel(program, "jacobi_last", &status);
-    kCl.check(status, "clCreateKernel(jacobi_last)");
   }
-  QueueState(const QueueState&) = delete;
-  QueueState& operator=(const QueueState&) = delete;
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
   // clRelease* defers the release until the commands that use the object have finished.
-  ~QueueState() {
-    release_scratch();
-    for (cl_kernel k : {sweep, last})
-      if (k) clReleaseKernel(k);
+  ~Scratch() {
+    release();
     clReleaseCommandQueue(queue);
   }
-  void release_scratch() {
+  void release() {
     if (x) clReleaseMemObject(x);
     if (y) clReleaseMemObject(y);
     x = y = nullptr;
     bytes = 0;
   }
-  // Grows both scratch tiles to `need` bytes; a larger tile comes rarely (the warm-up's, then the
-  // run's), so tasks allocate nothing in steady state.
+  // Grows both tiles to `need` bytes; a larger tile comes rarely (the warm-up's, then the run's),
+  // so tasks allocate nothing in steady state.
   void reserve(std::size_t need) {
     if (need <= bytes) return;
-    release_scratch();
+    release();
     cl_context context = nullptr;
     kCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
               "clGetCommandQueueInfo");
@@ -72,22 +61,19 @@ struct QueueState {
   }
 };
 
-// A few queues' states (one per device of each runtime), the oldest dropped past the cap so that a
-// process making many runtimes does not keep their scratch. Leaked at exit on purpose: releasing
-// OpenCL objects from a static destructor may run after the implementation has shut down.
-std::shared_ptr<QueueState> state_for(cl_command_queue queue, cl_kernel kernel) {
+// A few queues' scratch (one per device of each runtime), the oldest dropped past the cap so that a
+// process making many runtimes does not keep it. Leaked at exit on purpose: releasing OpenCL
+// objects from a static destructor may run after the implementation has shut down.
+std::shared_ptr<Scratch> scratch_for(cl_command_queue queue) {
   static auto* mutex = new std::mutex;
-  static auto* states = new std::vector<std::shared_ptr<QueueState>>;
+  static auto* scratches = new std::vector<std::shared_ptr<Scratch>>;
   constexpr std::size_t kCap = 8;
-  cl_program program = nullptr;
-  kCl.check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
-            "clGetKernelInfo");
   std::lock_guard<std::mutex> lock(*mutex);
-  for (const auto& s : *states)
-    if (s->queue == queue && s->program == program) return s;
-  if (states->size() >= kCap) states->erase(states->begin());
-  states->push_back(std::make_shared<QueueState>(queue, program));
-  return states->back();
+  for (const auto& s : *scratches)
+    if (s->queue == queue) return s;
+  if (scratches->size() >= kCap) scratches->erase(scratches->begin());
+  scratches->push_back(std::make_shared<Scratch>(queue));
+  return scratches->back();
 }
 
 // The global size rounded up to 64 rows x 8 columns (the kernels mask the excess off), the
@@ -108,7 +94,11 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
   auto kernel = static_cast<cl_kernel>(kernel_ptr);
   if (!kernel) throw Error("OpenCL stencil: the codelet has no kernel (program not built)");
   auto queue = static_cast<cl_command_queue>(queue_ptr);
-  std::shared_ptr<QueueState> s = state_for(queue, kernel);
+  std::shared_ptr<Scratch> s = scratch_for(queue);
+  // The program's two other kernels, this thread's own (it alone sets their arguments).
+  common::OpenclKernelCache& cache = common::opencl_kernel_cache();
+  cl_kernel sweep = cache.kernel(kCl, kernel, "jacobi_sweep");
+  cl_kernel last = cache.kernel(kCl, kernel, "jacobi_last");
   const Extended e = extended(t);
   s->reserve(static_cast<std::size_t>(e.size()) * sizeof(double));
 
@@ -150,7 +140,7 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
   for (int step = 1; step < t.depth; ++step) {
     const Span rows = sweep_span(e.rows, e.north, e.south, step);
     const Span cols = sweep_span(e.cols, e.west, e.east, step);
-    cl_kernel k = s->sweep;
+    cl_kernel k = sweep;
     kCl.arg(k, 0, x);
     kCl.arg(k, 1, y);
     kCl.arg(k, 2, cl_int{e.rows});
@@ -165,7 +155,7 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
     std::swap(x, y);
   }
 
-  cl_kernel l = s->last;
+  cl_kernel l = last;
   kCl.arg(l, 0, x);
   kCl.arg(l, 1, static_cast<cl_mem>(t.out));
   kCl.arg(l, 2, cl_int{t.rows});

@@ -1,6 +1,6 @@
 // Built without OpenCL: the OpenCL QR kernels cannot be enqueued, and say so.
 #include "conveyor/error.hpp"
-#include "qr/opencl_kernels.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

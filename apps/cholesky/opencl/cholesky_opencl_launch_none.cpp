@@ -1,5 +1,5 @@
 // Built without OpenCL: the OpenCL gemm cannot be enqueued, and says so.
-#include "cholesky/opencl_kernels.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

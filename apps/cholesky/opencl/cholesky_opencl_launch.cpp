@@ -4,56 +4,15 @@
 #endif
 #include <CL/cl.h>
 
-#include <string>
-#include <vector>
-
-#include "cholesky/opencl_kernels.hpp"
-#include "common/opencl_calls.hpp"
+#include "cholesky/opencl/cholesky_opencl_kernels.hpp"
+#include "common/opencl/opencl_calls.hpp"
+#include "common/opencl/opencl_kernel_cache.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
 
 constexpr common::OpenclCalls kCl{"OpenCL gemm"};
-
-// Whether `queue` feeds a CPU device, and the CPU variant of the kernel for a program, remembered
-// per thread (the runtime drives each device from one thread) so that a launch costs no query and
-// no clCreateKernel after the first.
-class KernelCache {
- public:
-  ~KernelCache() {
-    for (auto& [program, kernel] : cpu_kernels_) clReleaseKernel(kernel);
-  }
-  bool is_cpu(cl_command_queue queue) {
-    for (auto& [q, cpu] : queues_)
-      if (q == queue) return cpu;
-    cl_device_id device = nullptr;
-    kCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
-              "clGetCommandQueueInfo");
-    cl_device_type type = 0;
-    kCl.check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr),
-              "clGetDeviceInfo");
-    bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
-    queues_.emplace_back(queue, cpu);
-    return cpu;
-  }
-  cl_kernel cpu_variant(cl_kernel kernel) {
-    cl_program program = nullptr;
-    kCl.check(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
-              "clGetKernelInfo");
-    for (auto& [p, k] : cpu_kernels_)
-      if (p == program) return k;
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(program, kOpenclGemmCpuKernel, &status);
-    kCl.check(status, "clCreateKernel");
-    cpu_kernels_.emplace_back(program, k);
-    return k;
-  }
-
- private:
-  std::vector<std::pair<cl_command_queue, bool>> queues_;
-  std::vector<std::pair<cl_program, cl_kernel>> cpu_kernels_;
-};
 
 }  // namespace
 
@@ -64,11 +23,13 @@ void opencl_gemm_enqueue(void* queue, void* kernel_ptr, int m, int n, int k, voi
   auto kernel = static_cast<cl_kernel>(kernel_ptr);
   if (!kernel) throw Error("OpenCL gemm: the codelet has no kernel (program not built)");
   auto q = static_cast<cl_command_queue>(queue);
-  thread_local KernelCache cache;
+  // Whether the queue feeds a CPU device, and the CPU variant from the codelet's program: looked up
+  // once per thread, so that a launch costs no query and no clCreateKernel after the first.
+  common::OpenclKernelCache& cache = common::opencl_kernel_cache();
   const OpenclGemmVariant variant = opencl_gemm_variant();
-  const bool cpu = variant == OpenclGemmVariant::Auto ? cache.is_cpu(q)
+  const bool cpu = variant == OpenclGemmVariant::Auto ? cache.is_cpu(kCl, q)
                                                       : variant == OpenclGemmVariant::NoBarrier;
-  if (cpu) kernel = cache.cpu_variant(kernel);
+  if (cpu) kernel = cache.kernel(kCl, kernel, kOpenclGemmCpuKernel);
   kCl.arg(kernel, 0, cl_int{m});
   kCl.arg(kernel, 1, cl_int{n});
   kCl.arg(kernel, 2, cl_int{k});

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "common/opencl_calls.hpp"
+#include "common/opencl/opencl_calls.hpp"
 #include "conveyor/error.hpp"
-#include "stencil/opencl_kernels.hpp"
+#include "stencil/opencl/stencil_opencl_kernels.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/cuda_kernels.hpp"
+#include "cholesky/cuda/cholesky_cuda_kernels.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -1,0 +1,78 @@
+#pragma once
+/// The apps' one OpenCL kernel cache (included only by their *_launch.cpp files, which are built
+/// only with OpenCL): what a launcher would otherwise ask OpenCL at every launch, looked up once
+/// per thread. The runtime drives each device from one thread, so the kernels a thread gets here
+/// are its own: it alone sets their arguments.
+///
+///   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
+///   if (cache.is_cpu(kCl, queue)) kernel = cache.kernel(kCl, kernel, "tile_gemm_nt_cpu");
+///
+/// Every entry retains what it names (the queue; the program, through its kernel), so no address
+/// in the cache can be reused by another object while the thread lives; the thread's exit
+/// releases them.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/opencl/opencl_calls.hpp"
+
+namespace conveyor::apps::common {
+
+class OpenclKernelCache {
+ public:
+  OpenclKernelCache() = default;
+  OpenclKernelCache(const OpenclKernelCache&) = delete;
+  OpenclKernelCache& operator=(const OpenclKernelCache&) = delete;
+  ~OpenclKernelCache() {
+    for (const Kernel& k : kernels_) clReleaseKernel(k.kernel);
+    for (const auto& [queue, cpu] : queues_) clReleaseCommandQueue(queue);
+  }
+
+  /// Whether `queue` feeds a CPU device. Errors name `cl`'s caller.
+  bool is_cpu(const OpenclCalls& cl, cl_command_queue queue) {
+    for (const auto& [q, cpu] : queues_)
+      if (q == queue) return cpu;
+    cl_device_id device = nullptr;
+    cl.check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
+             "clGetCommandQueueInfo");
+    cl_device_type type = 0;
+    cl.check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr),
+             "clGetDeviceInfo");
+    cl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+    const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+    queues_.emplace_back(queue, cpu);
+    return cpu;
+  }
+
+  /// The kernel `name` of the program `sibling` was built from: a codelet names one kernel of its
+  /// program, and its launcher may run others of the same program.
+  cl_kernel kernel(const OpenclCalls& cl, cl_kernel sibling, const char* name) {
+    cl_program program = nullptr;
+    cl.check(clGetKernelInfo(sibling, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr),
+             "clGetKernelInfo");
+    for (const Kernel& k : kernels_)
+      if (k.program == program && k.name == name) return k.kernel;
+    cl_int status = CL_SUCCESS;
+    cl_kernel kernel = clCreateKernel(program, name, &status);
+    cl.check(status, ("clCreateKernel(" + std::string(name) + ")").c_str());
+    kernels_.push_back({program, name, kernel});
+    return kernel;
+  }
+
+ private:
+  struct Kernel {
+    cl_program program;  // kept alive by `kernel`
+    std::string name;
+    cl_kernel kernel;
+  };
+  std::vector<std::pair<cl_command_queue, bool>> queues_;
+  std::vector<Kernel> kernels_;
+};
+
+/// This thread's cache, one for all the apps.
+inline OpenclKernelCache& opencl_kernel_cache() {
+  thread_local OpenclKernelCache cache;
+  return cache;
+}
+
+}  // namespace conveyor::apps::common
