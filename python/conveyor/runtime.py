@@ -89,7 +89,7 @@ class Runtime(_core_runtime):
         return _core_runtime.close(self)
 
     def workers(self):
-        """The workers, by name ('cpu:0', ..., 'opencl:0', ...)."""
+        """The workers' names, one per worker ('cpu worker 0', ...; then the devices')."""
         return _core_runtime.workers(self)
 
     def stats(self):
