@@ -27,7 +27,8 @@ def _programs_folder(programs) -> str:
         return ""
     raise _core.UsageError(
         "sim: this conveyor package was built without the simulator's RISC-V programs "
-        "(riscv64-unknown-elf-gcc was not found when it was built): install "
+        "(cmake found no riscv64-unknown-elf-gcc then, or CONVEYOR_BUILD_SIM_PROGRAMS was OFF): "
+        "install "
         "gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf and build it again (pip "
         "install . from the repository, or make build); or pass programs=FOLDER of built "
         "programs, or set CONVEYOR_SIM_PROGRAMS")
