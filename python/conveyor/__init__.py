@@ -12,14 +12,12 @@ arrays (docs/python.md).
         rt.wait()                               # a task's exception is raised here
 """
 
-from __future__ import annotations
-
-import pkgutil
+import pkgutil as _pkgutil
 
 # In a build tree the compiled module is not beside these files but in build/<preset>/python/conveyor
 # (PYTHONPATH=build/<preset>/python:python): extend the package over every `conveyor` folder on the
 # path. An installed wheel has both in one folder, and this changes nothing.
-__path__ = pkgutil.extend_path(__path__, __name__)
+__path__ = _pkgutil.extend_path(__path__, __name__)
 
 try:
     from . import _core
@@ -31,21 +29,25 @@ except ImportError as e:  # pragma: no cover - depends on the build
         "build/release/python and python/ on PYTHONPATH (docs/python.md)"
     ) from e
 
-from ._core import Data, DeviceError, Error, Runtime, UsageError, ValidationError
+from ._core import Data, DeviceError, Error, HostAccess, UsageError, ValidationError
+from .runtime import Runtime
 from .measure import Result, calibration, devices, pipeline, probe, stream
 from . import linalg  # the apps' tile algorithms on NumPy matrices
 from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
 from . import sim  # the manycore simulator: conveyor.sim.sweep
 
+del _pkgutil, runtime, measure  # their public names are here; the modules stay importable
+
 __all__ = [
-    "Data", "DeviceError", "Error", "Result", "Runtime", "UsageError", "ValidationError",
-    "build", "devices", "linalg", "plot", "stream",
-    "calibration", "pipeline", "probe", "sim",
+    "Data", "DeviceError", "Error", "HostAccess", "Result", "Runtime", "UsageError",
+    "ValidationError", "build", "calibration", "devices", "linalg", "pipeline", "plot", "probe",
+    "sim", "stream",
 ]
 
 
 def build() -> dict:
-    """The build this module was compiled from: version, compiler, backends, libraries."""
+    """The build this module was compiled from, as `conveyor --version --json` describes it: a
+    dict with the version, the compiler, the backends and the libraries found."""
     import json
 
     return json.loads(_core.build_json())

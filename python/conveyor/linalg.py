@@ -1,97 +1,213 @@
 """Linear algebra on Conveyor's runtime: the tile algorithms of its apps, with their built-in
-codelets (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm), as
-one call on a NumPy matrix (docs/python.md).
+codelets (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm; the
+QR's own OpenCL and CUDA kernels), as one call on a NumPy matrix, with NumPy's conventions
+(docs/python.md, "NumPy conventions").
 
     L = conveyor.linalg.cholesky(A)                      # as numpy.linalg.cholesky(A)
     L = conveyor.linalg.cholesky(A, devices="all", offload=["gemm"])
-    Q, R = conveyor.linalg.qr(A)                         # as numpy.linalg.qr(A), A square
+    Q, R = conveyor.linalg.qr(A)                         # as numpy.linalg.qr(A), m >= n
+    x = conveyor.linalg.solve(A, b, assume_a="pos")      # as scipy.linalg.solve(..., assume_a="pos")
+
+A matrix that cannot be factorised raises conveyor.linalg.LinAlgError, which is both a
+numpy.linalg.LinAlgError and a conveyor.Error; bad arguments raise conveyor.UsageError (a
+ValueError) in one line, before anything runs.
 """
 
-from __future__ import annotations
+import numpy as _np
 
-from typing import Iterable, Optional, Sequence, Union
+from . import _checks, _core
 
-from . import _core
+__all__ = ["LinAlgError", "cholesky", "qr", "solve"]
 
 
-def cholesky(a, *, block: int = 0, devices: Union[str, Sequence[str]] = "cpu", cpus: int = -1,
-             scheduler: str = "auto", offload: Optional[Iterable[str]] = None):
-    """The lower Cholesky factor L of a symmetric positive definite matrix (a = L L^T), as
-    numpy.linalg.cholesky returns it: a new array, zeros above the diagonal; float32 stays float32,
-    anything else is computed in float64. Only the lower triangle of `a` is read.
+class LinAlgError(_np.linalg.LinAlgError, _core.Error):
+    """A factorisation failed because of the matrix (one that is not positive definite, for
+    cholesky and solve). Caught by ``except numpy.linalg.LinAlgError`` as NumPy's own, and by
+    ``except conveyor.Error`` as Conveyor's other failures.
 
-    block: tile size (0: the apps' default for n and the workers); devices: 'cpu', 'all' or ids
-    such as 'cuda:0'; cpus: CPU workers (-1: one per core); scheduler and offload (codelet names:
-    potrf, trsm, syrk, gemm) as for conveyor::RuntimeOptions. Raises conveyor.Error naming the
-    failed task when the matrix is not positive definite, conveyor.UsageError for bad arguments.
+    Attributes: ``minor``, the order k of the first leading minor (the k x k upper-left block)
+    found not positive definite, or None where the failure did not say (a potrf on a device);
+    ``details``, the runtime's message (the failed task, its worker, the kernel's own words).
     """
-    import numpy as np
 
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise _core.UsageError(f"cholesky: expects a 2-D matrix, got {a.ndim} dimension(s)")
-    if a.shape[0] != a.shape[1]:
-        raise _core.UsageError(f"cholesky: the matrix must be square (got {a.shape[0]} x {a.shape[1]})")
-    dtype = np.float32 if a.dtype == np.float32 else np.float64
+    def __init__(self, message: str, minor=None, details: str = ""):
+        super().__init__(message)
+        self.minor = minor
+        self.details = details
+
+
+def _runtime_arguments(what, devices, cpus, scheduler):
+    return (_checks.devices(devices, what), _checks.cpus(cpus, what),
+            _checks.text(scheduler, what, "scheduler"))
+
+
+def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload=None):
+    """The lower Cholesky factor L of a symmetric positive definite matrix (a = L L^T), by the tile
+    Cholesky of `conveyor cholesky` on a runtime of its own, as numpy.linalg.cholesky returns it: a
+    new Fortran-ordered array with zeros above the diagonal; float32 stays float32, other real
+    dtypes are computed in float64. Only the lower triangle of `a` is read.
+
+    Arguments (keywords, as the CLI's options):
+      block      tile size, a positive int; None (default) chooses it from n and the workers.
+      devices    'cpu' (CPU workers only, default), 'all', an id such as 'cuda:0' or a list of ids.
+      cpus       CPU workers: -1 (default) one per core, 0 none (every task on the devices).
+      scheduler  'auto' (default), 'model', 'model-ready', 'eager', 'round-robin', 'offload',
+                 'locality'.
+      offload    codelets the 'offload' scheduler puts on the devices: names among potrf, trsm,
+                 syrk, gemm (a list or comma-separated text).
+
+    Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when the matrix is not positive
+    definite, naming the first leading minor found not to be; conveyor.UsageError (a ValueError)
+    for a matrix that is not 2-D, square, real and finite, or a bad argument.
+    """
+    what = "cholesky"
+    a = _checks.square(_checks.real_matrix(a, what), what)
+    block = _checks.block(block, what)
+    devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
+    offload = _checks.offload(offload, what)
+    dtype = _checks.working_dtype(a)
+    n = a.shape[0]
     # The runtime factorises column-major tiles in place: a Fortran-ordered copy, which is also
     # the result (the caller's array is left as it was, as NumPy does). Of a C-ordered matrix only
     # the lower triangle is copied, by tiles (NumPy's strided copy is several times slower).
     lower_only = a.dtype == dtype and a.flags.c_contiguous and not a.flags.f_contiguous
     if lower_only:
-        work = np.zeros(a.shape, dtype=dtype, order="F")  # fresh pages: zero at no extra cost
+        work = _np.zeros(a.shape, dtype=dtype, order="F")  # fresh pages: zero at no extra cost
         _core.copy_lower_to_fortran(a, work)
     else:
-        work = np.array(a, dtype=dtype, order="F", copy=True)
-    _core.cholesky_in_place(work, block, devices, cpus, scheduler, list(offload or []),
-                            zero_upper=not lower_only)
+        work = _np.array(a, dtype=dtype, order="F", copy=True)
+    # The compiled half also refuses a non-finite lower triangle (the upper one is not read).
+    minor, details = _core.cholesky_in_place(work, block, devices, cpus, scheduler, offload,
+                                             zero_upper=not lower_only)
+    if minor != 0:
+        where = (f"its leading minor of order {minor} is not" if minor > 0 else
+                 "the position was not reported")
+        raise LinAlgError(f"cholesky: the {n} x {n} matrix is not positive definite ({where})",
+                          minor if minor > 0 else None, details)
     return work
 
 
 _QR_MODES = ("reduced", "complete", "r")
 
 
-def qr(a, *, block: int = 0, ib: int = 32, devices: Union[str, Sequence[str]] = "cpu",
-       cpus: int = -1, scheduler: str = "auto", mode: str = "reduced"):
-    """The QR factorisation a = Q R of a square matrix by the tile Householder QR of `conveyor qr`
-    (apps/qr: LAPACKE's geqrt/gemqrt/tpqrt/tpmqrt on CPU workers, its own OpenCL and CUDA kernels
-    on devices), as numpy.linalg.qr returns it: (Q, R), new Fortran-ordered arrays, Q orthogonal
-    and R upper triangular; float32 stays float32, anything else is computed in float64. The signs
-    of R's diagonal (and of Q's columns with them) may differ from NumPy's: both are valid QRs.
+def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, scheduler="auto"):
+    """The QR factorisation a = Q R of an m x n matrix with m >= n by the tile Householder QR of
+    `conveyor qr` (apps/qr: LAPACKE's geqrt/gemqrt/tpqrt/tpmqrt on CPU workers, its own OpenCL
+    and CUDA kernels on devices) on a runtime of its own, as numpy.linalg.qr returns it:
 
-    Only square matrices (n x n) are supported; for them mode 'reduced' (default) and 'complete'
-    are the same, and 'r' returns R alone (Q is then not formed). block: tile size (0: chosen
-    from n and the workers, as `conveyor qr` does); ib: inner blocking (taken as block when
-    larger); devices: 'cpu', 'all' or ids such as 'opencl:0'; cpus: CPU workers (-1: one per
-    core); scheduler as for conveyor::RuntimeOptions. Q is rebuilt on the host from the stored
-    reflectors with the CPU kernels. Raises conveyor.UsageError (a ValueError) for bad arguments.
+      mode='reduced' (default)  (Q, R), Q m x n with orthonormal columns, R n x n upper triangular
+      mode='complete'           (Q, R), Q m x m orthogonal, R m x n (zeros below row n)
+      mode='r'                  R alone, n x n (Q is not formed)
+
+    New Fortran-ordered arrays; float32 stays float32, other real dtypes are computed in float64.
+    The signs of R's diagonal (and of Q's columns with them) may differ from NumPy's: both are
+    QR factorisations. A matrix with m > n is factorised as the m x m matrix [a, 0] (zero columns
+    appended: exactly the same Q and R, at the cost of an m x m factorisation).
+
+    Arguments (keywords but mode):
+      block      tile size, a positive int; None (default) chooses it as `conveyor qr` does.
+      ib         inner blocking, a positive int (taken as block when larger; default 32).
+      devices    'cpu' (default), 'all', an id such as 'opencl:0' or a list of ids.
+      cpus       CPU workers: -1 (default) one per core, 0 none (every task on the devices).
+      scheduler  'auto' (default), 'model', 'model-ready', 'eager', 'round-robin', 'offload',
+                 'locality'.
+    Q is rebuilt on the host from the stored reflectors with the CPU kernels.
+
+    Raises conveyor.UsageError (a ValueError) for a matrix that is not 2-D, real and finite, with
+    fewer rows than columns, or a bad argument.
     """
-    import numpy as np
-
+    what = "qr"
     if mode not in _QR_MODES:
         raise _core.UsageError(f"qr: mode must be one of {', '.join(_QR_MODES)} (got {mode!r}); "
                                "'raw' is not supported")
-    try:
-        a = np.asarray(a)
-    except Exception as e:  # ragged nested lists and the like
-        raise _core.UsageError(f"qr: expects a 2-D numeric matrix ({e})") from None
-    if a.ndim != 2:
-        raise _core.UsageError(f"qr: expects a 2-D matrix, got {a.ndim} dimension(s)")
-    if a.shape[0] != a.shape[1]:
-        raise _core.UsageError(f"qr: only square matrices are supported (got {a.shape[0]} x "
-                               f"{a.shape[1]})")
-    if a.shape[0] == 0:
-        raise _core.UsageError("qr: the matrix is empty (0 x 0)")
-    if a.dtype.kind not in "biuf":
-        raise _core.UsageError(f"qr: expects a real matrix (float32 or float64; integers and "
-                               f"booleans are converted to float64), got dtype {a.dtype}")
-    if not isinstance(block, (int, np.integer)) or isinstance(block, bool) or block < 0:
-        raise _core.UsageError(f"qr: block must be 0 (chosen) or a positive integer (got {block!r})")
-    if not isinstance(ib, (int, np.integer)) or isinstance(ib, bool) or ib <= 0:
-        raise _core.UsageError(f"qr: ib must be a positive integer (got {ib!r})")
-    dtype = np.float32 if a.dtype == np.float32 else np.float64
+    a = _checks.real_matrix(a, what)
+    block = _checks.block(block, what)
+    ib = _checks.integer(ib, "qr: ib", minimum=1)
+    devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
+    m, n = a.shape
+    if m < n:
+        raise _core.UsageError(f"qr: the matrix must have at least as many rows as columns (got "
+                               f"{m} x {n}); the QR of its transpose is an LQ of it")
+    _checks.finite(a, what)
+    dtype = _checks.working_dtype(a)
     # The runtime factorises column-major tiles in place: a Fortran-ordered copy becomes R (the
-    # caller's array is left as it was, as NumPy does).
-    work = np.array(a, dtype=dtype, order="F", copy=True)
-    q = _core.qr_in_place(work, int(block), int(ib), devices, cpus, scheduler,
-                          want_q=mode != "r")
-    return work if mode == "r" else (q, work)
+    # caller's array is left as it was, as NumPy does). The tile QR is square: for m > n, [a, 0].
+    # Householder QR reduces column j with reflectors made from columns 0..j only, so the first n
+    # reflectors are a's own; the zero columns stay zero under them and add identity reflectors
+    # (tau = 0). So [a, 0] = Q [R_a, 0; 0, 0] with R_a n x n: a = Q[:, :n] R_a, exactly.
+    if m == n:
+        work = _np.array(a, dtype=dtype, order="F", copy=True)
+    else:
+        work = _np.zeros((m, m), dtype=dtype, order="F")
+        work[:, :n] = a
+    q = _core.qr_in_place(work, block, ib, devices, cpus, scheduler, want_q=mode != "r")
+    if m == n:
+        return work if mode == "r" else (q, work)
+    r = _np.array(work[:m if mode == "complete" else n, :n], order="F")
+    if mode == "r":
+        return r
+    return (q, r) if mode == "complete" else (_np.array(q[:, :n], order="F"), r)
+
+
+_SOLVE_BLOCK = 256  # rows per step of the triangular solves
+
+
+def _solve_lower(l, x):
+    """x <- l^-1 x in place, l lower triangular (forward substitution by blocks of rows)."""
+    n = l.shape[0]
+    for s in range(0, n, _SOLVE_BLOCK):
+        e = min(s + _SOLVE_BLOCK, n)
+        x[s:e] = _np.linalg.solve(l[s:e, s:e], x[s:e])
+        x[e:] -= l[e:, s:e] @ x[s:e]
+
+
+def _solve_lower_transposed(l, x):
+    """x <- l^-T x in place, l lower triangular (back substitution by blocks of rows)."""
+    n = l.shape[0]
+    for e in range(n, 0, -_SOLVE_BLOCK):
+        s = max(e - _SOLVE_BLOCK, 0)
+        x[s:e] = _np.linalg.solve(l[s:e, s:e].T, x[s:e])
+        x[:s] -= l[s:e, :s].T @ x[s:e]
+
+
+def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler="auto",
+          offload=None):
+    """The solution x of a x = b for a symmetric positive definite `a`, as
+    scipy.linalg.solve(a, b, assume_a="pos") (scipy.linalg.cho_solve after cho_factor): the
+    Cholesky factor L of `a` by conveyor.linalg.cholesky (same keywords: block, devices, cpus,
+    scheduler, offload; on a runtime of its own), then L y = b and L^T x = y by blocks of 256 rows
+    (each diagonal block by numpy.linalg.solve, the rest by matrix products).
+
+    b: a vector of n entries or an n x k matrix; x has b's shape. float32 when a and b both are,
+    else float64. Only the lower triangle of `a` is read. assume_a: 'pos' only (other structures
+    are numpy.linalg.solve's).
+
+    Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when `a` is not positive
+    definite; conveyor.UsageError (a ValueError) for arrays of the wrong shape, dtype or with
+    non-finite entries, or a bad argument.
+    """
+    what = "solve"
+    if assume_a not in ("pos", "positive definite"):
+        raise _core.UsageError(f"solve: only assume_a='pos' (symmetric positive definite) is "
+                               f"supported (got {assume_a!r}); numpy.linalg.solve solves general "
+                               "systems")
+    a = _checks.square(_checks.real_matrix(a, what), what)
+    try:
+        b = _np.asarray(b)
+    except (ValueError, TypeError) as e:
+        raise _core.UsageError(f"solve: b must be a numeric vector or matrix ({e})") from None
+    if b.dtype.kind not in "biuf" or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise _core.UsageError(f"solve: b must be a real vector of {a.shape[0]} entries or a real "
+                               f"matrix of {a.shape[0]} rows (got shape {b.shape}, dtype "
+                               f"{b.dtype})")
+    _checks.finite(b, "solve: b")
+    dtype = _checks.working_dtype(a, b)
+    if dtype == _np.float64 and a.dtype == _np.float32:
+        a = a.astype(_np.float64)  # a float64 b: the whole solve in float64
+    l = cholesky(a, block=block, devices=devices, cpus=cpus, scheduler=scheduler,
+                 offload=offload)
+    x = _np.array(b, dtype=dtype, copy=True)
+    columns = x.reshape(a.shape[0], -1)  # a view: the solves write into x
+    _solve_lower(l, columns)
+    _solve_lower_transposed(l, columns)
+    return x

@@ -9,6 +9,8 @@ from collections.abc import Iterable
 
 from . import _core
 
+__all__ = ["Result", "calibration", "devices", "pipeline", "probe", "stream"]
+
 KERNELS = "copy,scale,add,triad,dot"
 
 

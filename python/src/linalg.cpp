@@ -3,20 +3,26 @@
 // Householder QR of apps/qr (LAPACKE on CPU workers, its own OpenCL and CUDA kernels), each on a
 // runtime of its own over a Fortran-ordered NumPy matrix, in place.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
+#include "cholesky/cpu_kernels.hpp"
 #include "common/blas_threads.hpp"
 #include "common/block_size.hpp"
 #include "conveyor/error.hpp"
@@ -34,13 +40,62 @@ namespace {
 using Matrix = nb::ndarray<nb::numpy, nb::ndim<2>, nb::f_contig, nb::device::cpu>;
 namespace cholesky = apps::cholesky;
 
+// The order of the first leading minor of the whole matrix that a CPU potrf found not positive
+// definite, from the tile's first column and the kernel's message ("leading minor J of W" from
+// LAPACKE, 1-based; "pivot J" from the plain loops, 0-based); 0 when the message says neither.
+long failing_minor(long first_column, const std::string& message) {
+  for (auto [key, base] : {std::pair<const char*, long>{"leading minor ", 0}, {"pivot ", 1}}) {
+    std::size_t at = message.find(key);
+    if (at == std::string::npos) continue;
+    char* end = nullptr;
+    long j = std::strtol(message.c_str() + at + std::strlen(key), &end, 10);
+    if (end != message.c_str() + at + std::strlen(key)) return first_column + j + base;
+  }
+  return 0;
+}
+
+// The apps' potrf on CPU workers, which also records where the matrix failed: a CPU worker's
+// buffer is the registered view of the matrix itself (the tile at row = column = offset / n).
 template <typename T>
-void factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
+void record_failing_minor(cholesky::CholeskyCodelets& codelets, const T* matrix, int n,
+                          std::atomic<long>& minor) {
+  codelets.potrf.cpu([matrix, n, &minor](const TaskContext& t) {
+    const Buffer& a = t.buffer(0);
+    try {
+      cholesky::cpu_potrf<T>(static_cast<int>(a.rows), t.data<T>(0), static_cast<int>(a.ld));
+    } catch (const Error& e) {
+      const std::ptrdiff_t offset = t.data<T>(0) - matrix;
+      if (offset >= 0 && offset < static_cast<std::ptrdiff_t>(n) * n && offset % n == offset / n)
+        minor = failing_minor(offset / n, e.what());
+      throw;
+    }
+  });
+}
+
+// (0, "") when the factorisation succeeded; (k, the runtime's message) when the matrix is not
+// positive definite, k the order of the first leading minor that is not (-1: not known, as when a
+// device's potrf failed, which reports nothing, or left L's diagonal non-finite or not positive).
+using Outcome = std::pair<long, std::string>;
+
+template <typename T>
+Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
   const int n = static_cast<int>(a.shape(0));
   T* data = static_cast<T*>(a.data());
-  {
-    // The factorisation touches no Python object: other Python threads run meanwhile.
-    nb::gil_scoped_release release;
+  const auto at = [&](int i, int j) -> T& { return data[static_cast<std::size_t>(j) * n + i]; };
+  nb::gil_scoped_release release;  // touches no Python object: other Python threads run meanwhile
+  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
+  // lower triangle was copied into zeros); potrf leaves the upper triangle as it is.
+  if (zero_upper)
+    for (int j = 1; j < n; ++j) std::fill(&at(0, j), &at(0, j) + j, T(0));
+  // A NaN or an infinity would reach L without any kernel failing.
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i)
+      if (!std::isfinite(at(i, j)))
+        throw UsageError("cholesky: the matrix has a non-finite entry (" +
+                         std::to_string(static_cast<double>(at(i, j))) + " at [" +
+                         std::to_string(i) + ", " + std::to_string(j) + "])");
+  std::atomic<long> minor{0};
+  try {
     // One task per worker: a multithreaded BLAS inside each would oversubscribe the cores (the
     // CLI does the same); every thread again afterwards, for the caller's other BLAS calls.
     apps::common::use_single_threaded_blas();
@@ -51,17 +106,26 @@ void factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_
     if (block <= 0) block = apps::common::default_block(n, static_cast<int>(rt.workers().size()));
     cholesky::CholeskyCodelets codelets(std::is_same_v<T, float> ? cholesky::Precision::Single
                                                                  : cholesky::Precision::Double);
+    record_failing_minor<T>(codelets, data, n, minor);
     cholesky::factorize<T>(rt, codelets, data, n, n, block);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (minor > 0) return {minor.load(), message};
+    if (message.find("not positive definite") != std::string::npos) return {-1, message};
+    throw;
   }
-  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
-  // lower triangle was copied into zeros).
-  if (!zero_upper) return;
-  for (int j = 1; j < n; ++j)
-    for (int i = 0; i < j; ++i) data[static_cast<std::size_t>(j) * n + i] = 0;
+  for (int j = 0; j < n; ++j)
+    if (!(at(j, j) > 0) || !std::isfinite(at(j, j)))
+      return {-1, "cholesky: L[" + std::to_string(j) + ", " + std::to_string(j) + "] is " +
+                      std::to_string(static_cast<double>(at(j, j))) +
+                      " after the factorisation (a potrf on a device reports no failure)"};
+  return {0, ""};
 }
 
-void cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::string scheduler,
-                       std::vector<std::string> offload, bool zero_upper) {
+Outcome cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::string scheduler,
+                          std::vector<std::string> offload, bool zero_upper) {
   if (a.shape(0) != a.shape(1))
     throw UsageError("cholesky: the matrix must be square (got " + std::to_string(a.shape(0)) +
                      " x " + std::to_string(a.shape(1)) + ")");
@@ -73,11 +137,10 @@ void cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::s
   options.scheduler = std::move(scheduler);
   options.offload = std::move(offload);
   if (a.dtype() == nb::dtype<double>())
-    factorize_in_place<double>(a, block, std::move(options), zero_upper);
-  else if (a.dtype() == nb::dtype<float>())
-    factorize_in_place<float>(a, block, std::move(options), zero_upper);
-  else
-    throw UsageError("cholesky: the matrix must hold float64 or float32");
+    return factorize_in_place<double>(a, block, std::move(options), zero_upper);
+  if (a.dtype() == nb::dtype<float>())
+    return factorize_in_place<float>(a, block, std::move(options), zero_upper);
+  throw UsageError("cholesky: the matrix must hold float64 or float32");
 }
 
 // Turns the BLAS back to one thread per task for the runtime's tasks, and to every thread when it
@@ -168,7 +231,7 @@ void copy_lower_columns(const T* src, T* dst, std::size_t n, std::size_t first, 
 
 // The copy on every core (the factorisation that follows would use them all anyway): column
 // ranges of equal triangle area, in whole 64-column tiles, one per thread (0.15 -> 0.08 s at
-// n = 8192 on 2 cores, docs/results.md "python").
+// n = 8192 on 2 cores, docs/results/python.md).
 template <typename T>
 void copy_lower(const T* src, T* dst, std::size_t n) {
   const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
@@ -206,7 +269,9 @@ void add_linalg(nb::module_& m) {
   m.def("cholesky_in_place", &cholesky_in_place, nb::arg("a"), nb::arg("block"), nb::arg("devices"),
         nb::arg("cpus"), nb::arg("scheduler"), nb::arg("offload"), nb::arg("zero_upper") = true,
         "Factorises a Fortran-ordered float64/float32 matrix in place into L; zero_upper: zeros\n"
-        "written above the diagonal (False when they are there already)");
+        "written above the diagonal first (False when they are there already). Returns (0, '')\n"
+        "or, when the matrix is not positive definite, (k, message): k the order of the first\n"
+        "leading minor that is not (-1: not known)");
   m.def("qr_in_place", &qr_in_place, nb::arg("a"), nb::arg("block"), nb::arg("ib"),
         nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("want_q") = true,
         "Factorises a square Fortran-ordered float64/float32 matrix in place with the tile QR:\n"

@@ -15,4 +15,6 @@ NB_MODULE(_core, m) {
   conveyor::python::add_linalg(m);
   // The build the module was compiled from: version, compiler, backends (as `conveyor --version`).
   m.def("build_json", [] { return conveyor::build_record().dump(); });
+  // Whether the simulator's RISC-V programs were built with this module (python/CMakeLists.txt).
+  m.attr("sim_programs_built") = static_cast<bool>(CONVEYOR_PYTHON_SIM_PROGRAMS);
 }

@@ -483,10 +483,7 @@ void add_runtime(nb::module_& m) {
 
   nb::class_<PyRuntime>(
       m, "Runtime",
-      "Conveyor's task runtime on this process's arrays: register arrays without copying them,\n"
-      "submit Python callables as host tasks over them, wait (docs/python.md).\n"
-      "devices: 'cpu' (CPU workers only), 'all' or ids such as 'opencl:0'; cpus: CPU workers\n"
-      "(-1: one per core); the other arguments as in conveyor::RuntimeOptions.")
+      "The compiled task runtime under conveyor.Runtime, which documents it (use that).")
       .def(
           "__init__",
           [](PyRuntime* self, nb::handle devices, int cpus, bool pin, std::string scheduler,

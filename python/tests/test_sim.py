@@ -1,5 +1,7 @@
 """conveyor.sim.sweep(): the records of `conveyor sim sweep --json-out`."""
 
+from pathlib import Path
+
 import pytest
 
 conveyor = pytest.importorskip("conveyor", reason="conveyor._core is not built")
@@ -10,18 +12,23 @@ SMALL_CLI = ["sim", "sweep", "--benchmarks", "pipeline", "--nodes", "4", "--entr
              "--threads", "2"]
 
 
+def missing_programs():
+    """Why this build has no simulator programs (the UsageError conveyor.sim raises), or None."""
+    try:
+        conveyor.sim._programs_folder(None)
+    except conveyor.UsageError as e:
+        return str(e)
+    return None
+
+
 @pytest.fixture
 def sweep():
-    """The sweep, skipped where the RISC-V programs were not built (no cross compiler)."""
-    def run(**options):
-        try:
-            return conveyor.sim.sweep(**options)
-        except conveyor.UsageError as e:
-            if "no program" in str(e) and "nope" not in str(e):
-                pytest.skip(f"simulator programs not built: {e}")
-            raise
-
-    return run
+    """The sweep, skipped only where the package says it was built without the RISC-V programs
+    (riscv64-unknown-elf-gcc absent at build time)."""
+    reason = missing_programs()
+    if reason:
+        pytest.skip(reason)
+    return conveyor.sim.sweep
 
 
 def test_sweep_has_the_cli_records(sweep, cli_json):
@@ -53,3 +60,18 @@ def test_machine_options_reach_the_config(sweep):
 def test_sweep_refuses_what_the_cli_refuses(sweep, bad):
     with pytest.raises(conveyor.UsageError):
         sweep(**{**SMALL, **bad})
+
+
+def test_a_build_without_programs_says_so(monkeypatch):
+    monkeypatch.delenv("CONVEYOR_SIM_PROGRAMS", raising=False)
+    monkeypatch.setattr(conveyor._core, "sim_programs_built", False)
+    if any((Path(folder) / "sim_programs").is_dir() for folder in conveyor.__path__):
+        pytest.skip("this installed package has its programs (conveyor/sim_programs)")
+    with pytest.raises(conveyor.UsageError, match="built without the simulator's RISC-V "
+                       "programs .cmake found no riscv64-unknown-elf-gcc then"):
+        conveyor.sim.sweep(**SMALL)
+
+
+def test_a_programs_folder_without_programs_names_it(tmp_path):
+    with pytest.raises(conveyor.UsageError, match=f"no program 'pipeline' in {tmp_path}"):
+        conveyor.sim.sweep(**SMALL, programs=tmp_path)
