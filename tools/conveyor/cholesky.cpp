@@ -18,6 +18,7 @@
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "platform_workers.hpp"
 
 namespace conveyor::cli {
 namespace {
@@ -30,6 +31,7 @@ struct CholeskyCliOptions {
   bool block_given = false;
   std::vector<std::string> precisions{"d"};
   std::vector<std::string> devices{"cpu"};
+  bool devices_given = false;        // with --platform: pick its workers (platform_workers.hpp)
   std::vector<std::string> offload;  // empty: gemm when the offload scheduler is asked for
   std::vector<std::string> coherences{"coherent"};
   std::vector<std::string> prefetch{"on"};  // RuntimeOptions::prefetch; "on,off" runs both
@@ -56,11 +58,18 @@ struct CholeskyCliOptions {
 struct Workers {
   bool with_cpu = false;
   std::vector<std::string> devices;
+  int platform_devices = 0;  // picked by --devices on --platform: RuntimeOptions::platform_devices
 };
 Workers workers_of(const CholeskyCliOptions& o) {
   Workers w;
+  if (!o.platform.empty() && o.devices_given) {
+    if (!o.gpus.empty()) throw UsageError("cholesky: give --devices or --gpus, not both");
+    const PlatformPick pick = pick_platform_workers(o.platform, o.devices);
+    w.with_cpu = pick.with_cpu;
+    w.platform_devices = pick.devices;
+  }
   std::vector<std::string> device_ids;
-  for (const auto& d : o.devices) {
+  for (const auto& d : w.platform_devices ? std::vector<std::string>{} : o.devices) {
     if (d == "cpu" || d == "cpu:0" || d == "all") w.with_cpu = true;
     if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
   }
@@ -102,12 +111,13 @@ std::pair<std::vector<std::string>, std::string> placement_of(const CholeskyCliO
                                                               const Workers& w) {
   const bool simulate = !o.platform.empty();
   std::vector<std::string> offload = o.offload;
-  const bool seed_scheduler = o.sched.empty() ? simulate : o.sched.rfind("model", 0) != 0;
+  const bool seed_scheduler =
+      o.sched.empty() ? simulate && !w.platform_devices : o.sched.rfind("model", 0) != 0;
   if (offload.empty() && seed_scheduler) offload = {"gemm"};
   RuntimeOptions chosen;
   chosen.scheduler = o.sched.empty() ? "auto" : o.sched;
   chosen.devices = w.devices;
-  chosen.platform = o.platform;
+  chosen.platform = w.platform_devices == RuntimeOptions::kPlatformHostOnly ? "" : o.platform;
   chosen.offload = w.devices.empty() && !simulate ? std::vector<std::string>{} : offload;
   std::string sched = resolved_scheduler(chosen);
   if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
@@ -123,7 +133,8 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o) {
   const std::vector<std::string>& devices = workers.devices;
   const bool with_cpu = workers.with_cpu;
   const bool simulate = !o.platform.empty();
-  const std::vector<int> gpu_counts = gpu_counts_of(o);
+  const std::vector<int> gpu_counts =
+      workers.platform_devices ? std::vector<int>{workers.platform_devices} : gpu_counts_of(o);
   const auto [offload, sched] = placement_of(o, workers);
   std::uint64_t device_memory = 0;
   if (!o.device_memory.empty()) {
@@ -366,6 +377,7 @@ void print_tables(std::ostream& out, const Report& report) {
 void run_cluster(CholeskyCliOptions o, const nlohmann::json& options) {
   const std::string cluster = o.platform;
   o.platform = cluster_node_file(cluster);
+  o.devices_given = false;  // the nodes' devices: --gpus
   if (o.gpus.size() > 1) throw UsageError("cholesky: a simulated cluster takes one --gpus count");
   if (o.gpus.empty()) o.gpus = {static_cast<int>(platform_device_count(o.platform))};
   if (o.gpus.front() == 0) o.gpus.clear();  // a node of CPUs only: gpu_counts_of says {0}
@@ -588,6 +600,7 @@ void add_cholesky_command(CLI::App& app) {
       "flop (1 GFLOP/s = 1e9 flop/s); copies are tile copies between host and device memories.");
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
+    o->devices_given = command->count("--devices") > 0;
     run_cholesky_command(*o);
   });
 }
