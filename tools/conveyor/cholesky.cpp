@@ -226,7 +226,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"device_copy", to_string(c.runtime.device_copy)},
       {"platform",
        c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
-      {"gpus", c.runtime.platform_devices},
+      {"gpus", std::max(c.runtime.platform_devices, 0)},  // kPlatformHostOnly: none
       {"simulated", !c.runtime.platform.empty()},
       {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
       {"residual_bound", r.residual_bound},

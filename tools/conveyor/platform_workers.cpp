@@ -29,10 +29,12 @@ PlatformPick pick_platform_workers(const std::string& platform_file,
                std::stoi(id.substr(5)) < count) {
       picked.insert(std::stoi(id.substr(5)));
     } else {
-      throw UsageError(
-          fmt::format("--devices: '{}' is not a worker of platform {} (cpu, all, {}{}{})", id,
-                      platform_file, count > 0 ? fmt::format("cuda:0..cuda:{} or ", count - 1) : "",
-                      count > 0 ? names.front() : "", count > 1 ? ".." + names.back() : ""));
+      std::string known = "cpu, all";
+      if (count == 1) known += ", cuda:0, " + names.front();
+      if (count > 1)
+        known += fmt::format(", cuda:0..cuda:{}, {}..{}", count - 1, names.front(), names.back());
+      throw UsageError(fmt::format("--devices: '{}' is not a worker of platform {} ({})", id,
+                                   platform_file, known));
     }
   }
   if (!picked.empty() && *picked.rbegin() + 1 != static_cast<int>(picked.size()))
