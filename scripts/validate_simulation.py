@@ -7,6 +7,14 @@ calibrated platform, and the times and copy counts are compared. Prints a markdo
 
   scripts/validate_simulation.py --conveyor build/release/tools/conveyor/conveyor \
       --devices cpu,opencl:0 --machine "vm-epyc2: ..." --blocks 256,512 --ns 2048,3072,4096
+
+With --platform and --measured, no real run: each measured document (the --json-out of a real
+`conveyor cholesky` run, e.g. on the machine a twin models) is run again on the platform with the
+same options (n, block, precision, devices, device memory), and the fastest real time stands
+beside the simulated one (docs/simulation.md, "The H200 node twin"):
+
+  scripts/validate_simulation.py --conveyor build/release/tools/conveyor/conveyor \
+      --platform platforms/h200-node.json --measured chol-cuda-4096.json chol-all-32768.json
 """
 import argparse
 import json
@@ -25,15 +33,54 @@ def run(conveyor, args):
     return json.loads(out)["results"]
 
 
+def twin_args(options):
+    """The simulated run of a measured run: its options, on the platform."""
+    args = ["--n", str(options["n"]), "--precision", options["precision"],
+            "--devices", options["devices"]]
+    if options.get("block") not in (None, "auto"):
+        args += ["--block", str(options["block"])]
+    if options.get("device_memory"):
+        args += ["--device-memory", options["device_memory"]]
+    return args
+
+
+def compare(a):
+    print(f"Platform {a.platform}; real = the fastest of the measured run's repeats; the twin "
+          f"is deterministic.\n")
+    print("| run | options | real s | real GFLOP/s | twin s | twin GFLOP/s | twin/real - 1 |")
+    print("|---|---|---|---|---|---|---|")
+    errors = []
+    for path in a.measured:
+        doc = json.load(open(path))
+        real = doc["results"][0]
+        args = twin_args(doc["options"])
+        sim = run(a.conveyor, [*args, "--platform", a.platform])[0]
+        err = sim["time_s"] / real["time_s"] - 1
+        errors.append(abs(err))
+        print(f"| {os.path.basename(path)} | `{' '.join(args)}` (block {real['block']}) "
+              f"| {real['time_s']:.4f} | {real['gflops']:.0f} | {sim['time_s']:.4f} "
+              f"| {sim['gflops']:.0f} | {err * 100:+.1f} % |")
+    print(f"\nLargest |twin/real - 1| = {max(errors) * 100:.1f} %")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--conveyor", required=True)
+    ap.add_argument("--platform", help="with --measured: the platform to compare with")
+    ap.add_argument("--measured", nargs="+", help="--json-out documents of real cholesky runs")
     ap.add_argument("--devices", default="cpu,opencl:0")
-    ap.add_argument("--machine", required=True)
+    ap.add_argument("--machine")
     ap.add_argument("--blocks", default="256,512")
     ap.add_argument("--ns", default="2048,3072,4096")
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
+    if a.measured or a.platform:
+        if not (a.measured and a.platform):
+            sys.exit("validate_simulation: --platform and --measured go together")
+        compare(a)
+        return
+    if not a.machine:
+        sys.exit("validate_simulation: --machine is required for a calibration run")
     tmp = tempfile.mkdtemp(prefix="conveyor_validate_")
     rows = []
     for block in map(int, a.blocks.split(",")):

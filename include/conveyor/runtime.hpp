@@ -120,8 +120,10 @@ struct RuntimeOptions {
   /// A simulated platform file (docs/simulation.md): its devices replace `devices`, and the runtime
   /// runs in virtual time on its models; Runtime::seconds() is then the simulated time.
   std::string platform;
-  /// How many of the platform's devices to use (the first ones); 0 = all.
+  /// How many of the platform's devices to use (the first ones); 0 = all, kPlatformHostOnly =
+  /// none (its host's cores only).
   int platform_devices = 0;
+  static constexpr int kPlatformHostOnly = -1;
   /// Also run the tasks (CPU implementations, on the host and for the simulated devices) and the
   /// copies, for correctness checks on small cases; otherwise no task function runs and no data
   /// is touched.
@@ -154,6 +156,8 @@ std::string resolved_scheduler(const RuntimeOptions& options);
 std::size_t platform_device_count(const std::string& platform_file);
 /// How many CPU cores (host.cores) the simulated platform file has; UsageError as above.
 int platform_host_cores(const std::string& platform_file);
+/// The simulated platform file's device ids, in order ("h200:0", ...); UsageError as above.
+std::vector<std::string> platform_device_ids(const std::string& platform_file);
 
 /// Copies over one link (an ordered pair of memory spaces).
 struct LinkStats {

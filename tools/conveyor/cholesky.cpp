@@ -57,14 +57,23 @@ constexpr RuntimeCommand kCholesky{
     .layout = "2D block-cyclic",
 };
 
+// Whether --devices picked a simulated node's workers (then they are the one configuration).
+bool picked_on_platform(const CholeskyCliOptions& o, const ResolvedRuntime& resolved) {
+  return resolved.place == RunPlace::simulated_node && o.runtime.devices_given;
+}
+
 // The simulated GPU counts to run: --gpus, else 1, 2, 4, ... up to the platform's devices (on a
-// simulated cluster one count, all of the node's devices); {0} (no simulated devices) without
-// --platform.
+// simulated cluster one count, all of the node's devices); the devices --devices picked on a
+// simulated node; {0} (no simulated devices) without --platform.
 std::vector<int> gpu_counts_of(const CholeskyCliOptions& o, const ResolvedRuntime& resolved) {
   const std::string& node = resolved.node_platform;
   if (node.empty()) {
     if (!o.gpus.empty()) throw UsageError("cholesky: --gpus needs --platform");
     return {0};
+  }
+  if (picked_on_platform(o, resolved)) {
+    if (!o.gpus.empty()) throw UsageError("cholesky: give --devices or --gpus, not both");
+    return {resolved.runtime.platform_devices};
   }
   const int have = static_cast<int>(platform_device_count(node));
   std::vector<int> counts = o.gpus;
@@ -91,12 +100,14 @@ std::pair<std::vector<std::string>, std::string> placement_of(const CholeskyCliO
   const std::string& sched_given = o.runtime.sched;
   const bool simulate = !resolved.node_platform.empty();
   std::vector<std::string> offload = o.offload;
-  const bool seed_scheduler = sched_given.empty() ? simulate : sched_given.rfind("model", 0) != 0;
+  const bool seed_scheduler = sched_given.empty() ? simulate && !picked_on_platform(o, resolved)
+                                                  : sched_given.rfind("model", 0) != 0;
   if (offload.empty() && seed_scheduler) offload = {"gemm"};
   RuntimeOptions chosen;
   chosen.scheduler = sched_given.empty() ? "auto" : sched_given;
   chosen.devices = resolved.runtime.devices;
-  chosen.platform = resolved.node_platform;
+  const bool host_only = resolved.runtime.platform_devices == RuntimeOptions::kPlatformHostOnly;
+  chosen.platform = host_only ? "" : resolved.node_platform;  // --devices cpu: as on CPUs only
   chosen.offload = chosen.devices.empty() && !simulate ? std::vector<std::string>{} : offload;
   std::string sched = resolved_scheduler(chosen);
   if (offload.empty() && sched.rfind("model", 0) != 0) offload = {"gemm"};
@@ -191,7 +202,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"device_copy", to_string(c.runtime.device_copy)},
       {"platform",
        c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},
-      {"gpus", c.runtime.platform_devices},
+      {"gpus", std::max(c.runtime.platform_devices, 0)},  // kPlatformHostOnly: none
       {"simulated", !c.runtime.platform.empty()},
       {"residual", r.checked ? nlohmann::json(r.residual) : nlohmann::json(nullptr)},
       {"residual_bound", r.residual_bound},

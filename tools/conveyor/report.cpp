@@ -123,8 +123,11 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 std::string workers_label(const RuntimeOptions& o) {
-  if (!o.platform.empty())
-    return fmt::format("cpu+{} sim GPU{}", o.platform_devices, o.platform_devices == 1 ? "" : "s");
+  if (!o.platform.empty()) {
+    if (o.platform_devices == RuntimeOptions::kPlatformHostOnly) return "cpu";
+    return fmt::format("{}{} sim GPU{}", o.cpus != 0 ? "cpu+" : "", o.platform_devices,
+                       o.platform_devices == 1 ? "" : "s");
+  }
   std::string label = o.cpus != 0 ? "cpu" : "";
   for (const std::string& d : o.devices) label += (label.empty() ? "" : "+") + d;
   return label;

@@ -6,6 +6,7 @@
 #include "conveyor/process_grid.hpp"
 #include "conveyor/units.hpp"
 #include "distributed/rank_jobs.hpp"
+#include "platform_workers.hpp"
 #include "report.hpp"
 
 namespace conveyor::cli {
@@ -15,8 +16,10 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
   command
       .add_option("--devices", o.devices,
                   "Workers: cpu (pinned CPU threads) and devices, e.g. cpu,opencl:0,cuda:0, or "
-                  "all (default cpu; see conveyor devices)")
+                  "all (default cpu; see conveyor devices); on a simulated node (--platform) its "
+                  "workers, by cuda:N or the platform's ids (default: its host and every device)")
       ->delimiter(',')
+      ->each([&o](const std::string&) { o.devices_given = true; })
       ->option_text("LIST");
   command.add_option("--sched", o.sched, std::string(about.sched))->option_text("NAME");
   command.add_option("--cpus", o.cpus, "CPU workers (default one per core)")->option_text("K");
@@ -94,15 +97,24 @@ RunPlace place_of(const RuntimeCliOptions& o, const RuntimeCommand& about) {
 }
 
 // "cpu" in --devices means CPU workers and "all" the CPUs and every device; the runtime expands
-// the rest (its "all" is every device). A simulated platform brings its own devices.
-void set_workers(const RuntimeCliOptions& o, const RuntimeCommand& about, RuntimeOptions& runtime) {
+// the rest (its "all" is every device). A simulated node's workers are picked among its own
+// (platform_workers.hpp); a simulated cluster's nodes bring their devices.
+void set_workers(const RuntimeCliOptions& o, const RuntimeCommand& about, RunPlace place,
+                 RuntimeOptions& runtime) {
   bool with_cpu = false;
-  std::vector<std::string> device_ids;
-  for (const auto& d : o.devices) {
-    if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
-    if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
+  if (place == RunPlace::simulated_node) {
+    PlatformPick pick{true, static_cast<int>(platform_device_count(o.platform))};
+    if (o.devices_given) pick = pick_platform_workers(o.platform, o.devices);
+    with_cpu = pick.with_cpu;
+    runtime.platform_devices = pick.devices;
+  } else {
+    std::vector<std::string> device_ids;
+    for (const auto& d : o.devices) {
+      if (d == "cpu" || d == "cpu:0" || d == "all") with_cpu = true;
+      if (d != "cpu" && d != "cpu:0") device_ids.push_back(d);
+    }
+    runtime.devices = expand_devices(device_ids);
   }
-  runtime.devices = expand_devices(device_ids);
   if (!with_cpu && o.cpus > 0) throw usage(about, "--cpus needs cpu in --devices");
   if (o.cpus == 0)
     throw usage(about, "--cpus must be positive (leave cpu out of --devices for none)");
@@ -134,14 +146,13 @@ void add_runtime_options(CLI::App& command, RuntimeCliOptions& options,
 ResolvedRuntime resolve_runtime(const RuntimeCliOptions& o, const RuntimeCommand& about) {
   ResolvedRuntime r;
   r.place = place_of(o, about);
-  set_workers(o, about, r.runtime);
+  set_workers(o, about, r.place, r.runtime);
   r.runtime.device_memory_limit = device_memory_limit(o, about, r.runtime);
   if (!o.sched.empty()) r.runtime.scheduler = o.sched;
   r.runtime.platform_run_kernels = o.sim_run_kernels;
   if (r.place == RunPlace::simulated_node) {
     r.node_platform = o.platform;
     r.runtime.platform = o.platform;
-    r.runtime.platform_devices = static_cast<int>(platform_device_count(o.platform));
   } else if (r.place == RunPlace::simulated_cluster) {
     r.node_platform = cluster_node_file(o.platform);  // without MPI: says the build has none
   }

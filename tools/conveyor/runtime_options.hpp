@@ -16,7 +16,8 @@ namespace conveyor::cli {
 /// The values of the shared options, as given.
 struct RuntimeCliOptions {
   std::vector<std::string> devices{"cpu"};
-  std::string sched;  // empty: the command's default (the runtime's choice, "auto")
+  bool devices_given = false;  // --devices on the command line (a simulated node: its pick)
+  std::string sched;           // empty: the command's default (the runtime's choice, "auto")
   int cpus = -1;
   int repeat = 1;
   bool no_warmup = false;

@@ -24,12 +24,35 @@ using nlohmann::json;
 constexpr int kMaxCores = 4096;
 constexpr int kMaxDevices = 256;
 
+// A codelet's rate: a number (GFLOP/s), or [[flops per task, GFLOP/s], ...] with the flops
+// increasing (docs/simulation.md).
+Rate read_rate(const Reader& g, const std::string& name) {
+  Rate rate;
+  const json& v = g.self().at(name);
+  if (!v.is_array()) {
+    rate.points.push_back({0, g.number(name.c_str(), 0, true, true)});
+    return rate;
+  }
+  const std::string bad =
+      "must be a number or a list of [flops per task, GFLOP/s] pairs, the "
+      "flops increasing, both positive";
+  if (v.empty()) g.fail(bad, name);
+  for (const auto& p : v) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) g.fail(bad, name);
+    double flops = p[0].get<double>(), gflops = p[1].get<double>();
+    if (!(flops > 0) || !(gflops > 0) || !std::isfinite(flops) || !std::isfinite(gflops) ||
+        (!rate.points.empty() && flops <= rate.points.back().first))
+      g.fail(bad, name);
+    rate.points.push_back({flops, gflops});
+  }
+  return rate;
+}
+
 ComputeModel read_compute(const Reader& r) {
   ComputeModel m;
   if (r.has("gflops")) {
     Reader g = r.child("gflops");
-    for (const auto& [name, v] : g.self().items())
-      m.gflops[name] = g.number(name.c_str(), 0, true, true);
+    for (const auto& [name, v] : g.self().items()) m.gflops[name] = read_rate(g, name);
   }
   m.gbs = r.number("gbs", 0);
   m.launch_us = r.number("launch_us", 0);
@@ -37,6 +60,16 @@ ComputeModel read_compute(const Reader& r) {
 }
 
 }  // namespace
+
+double Rate::gflops(double flops) const {
+  if (flops <= points.front().first) return points.front().second;
+  if (flops >= points.back().first) return points.back().second;
+  std::size_t i = 1;
+  while (points[i].first < flops) ++i;
+  const auto [f0, g0] = points[i - 1];
+  const auto [f1, g1] = points[i];
+  return g0 + (g1 - g0) * std::log(flops / f0) / std::log(f1 / f0);
+}
 
 double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
                              const std::string& where) const {
@@ -47,7 +80,8 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
       throw UsageError(fmt::format(
           "{}: the platform gives GFLOP/s for codelet '{}', which has no flops function", where,
           codelet.name));
-    return s + codelet.flops(ctx) / (it->second * 1e9);
+    const double flops = codelet.flops(ctx);
+    return s + flops / (it->second.gflops(flops) * 1e9);
   }
   if (gbs > 0) {
     double bytes = 0;
@@ -64,7 +98,8 @@ double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskConte
 
 double ComputeModel::seconds(const std::string& codelet, double flops, double bytes) const {
   auto it = gflops.find(codelet);
-  if (it != gflops.end()) return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second * 1e9);
+  if (it != gflops.end())
+    return flops < 0 ? -1 : launch_us * 1e-6 + flops / (it->second.gflops(flops) * 1e9);
   if (gbs > 0) return launch_us * 1e-6 + bytes / (gbs * 1e9);
   return -1;
 }
@@ -94,8 +129,8 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
   std::set<std::string> nodes{"host"};
   for (std::size_t i = 0; i < devices.size(); ++i) {
     Reader d(devices[i], origin, fmt::format("devices[{}]", i));
-    d.allow({"id", "count", "memory_gb", "gflops", "gbs", "launch_us", "alloc_us",
-             "remote_read_factor"});
+    d.allow({"id", "count", "memory_gb", "gflops", "gbs", "launch_us", "alloc_us", "complete_us",
+             "copy_in_stream", "free_syncs", "remote_read_factor"});
     std::string id = d.text("id", true);
     if (id.empty() || id.find(':') != std::string::npos)
       d.fail("must be a non-empty name without ':' (devices are named id:0, id:1, ...)", "id");
@@ -108,6 +143,13 @@ PlatformSpec parse_platform(const std::string& text, const std::string& origin) 
     spec.memory_bytes = static_cast<std::uint64_t>(memory_gb * 1e9);
     spec.compute = read_compute(d);
     spec.alloc_us = d.number("alloc_us", 0);
+    spec.complete_us = d.number("complete_us", 0);
+    for (auto [key, flag] : {std::pair{"copy_in_stream", &spec.copy_in_stream},
+                             std::pair{"free_syncs", &spec.free_syncs}})
+      if (d.has(key)) {
+        if (!d.at(key).is_boolean()) d.fail("must be true or false", key);
+        *flag = d.at(key).get<bool>();
+      }
     spec.remote_read_factor = d.number("remote_read_factor", 1, false, true);
     if (p.devices.size() + static_cast<std::size_t>(count) > kMaxDevices)
       d.fail(fmt::format("makes more than {} devices in all", kMaxDevices), "count");
@@ -174,7 +216,9 @@ PlatformSpec read_platform(const std::string& path) {
 Platform::Platform(PlatformSpec spec, int devices, bool run_kernels,
                    std::shared_ptr<VirtualClock> clock)
     : spec_(std::move(spec)),
-      devices_(devices == 0 ? static_cast<int>(spec_.devices.size()) : devices),
+      devices_(devices == 0 ? static_cast<int>(spec_.devices.size())
+               : devices == RuntimeOptions::kPlatformHostOnly ? 0
+                                                              : devices),
       run_kernels_(run_kernels),
       clock_(clock ? clock : std::make_shared<VirtualClock>()) {
   if (devices_ < 0 || devices_ > static_cast<int>(spec_.devices.size()))
@@ -322,6 +366,12 @@ std::size_t platform_device_count(const std::string& platform_file) {
 
 int platform_host_cores(const std::string& platform_file) {
   return device::simulated::read_platform(platform_file).host_cores;
+}
+
+std::vector<std::string> platform_device_ids(const std::string& platform_file) {
+  std::vector<std::string> ids;
+  for (const auto& d : device::simulated::read_platform(platform_file).devices) ids.push_back(d.id);
+  return ids;
 }
 
 }  // namespace conveyor

@@ -20,11 +20,19 @@ namespace conveyor::device::simulated {
 
 class SimulatedDevice;
 
+/// A codelet's rate as a function of its task's size: GFLOP/s at given flops per task, linear in
+/// log(flops) between the points and flat beyond them (small kernels run below peak). One point
+/// is a constant rate.
+struct Rate {
+  std::vector<std::pair<double, double>> points;  ///< (flops per task, GFLOP/s), flops increasing
+  double gflops(double flops) const;
+};
+
 /// How long a codelet takes on one processor (a host core or a device).
 struct ComputeModel {
-  std::map<std::string, double> gflops;  ///< by codelet name, with the codelet's flops function
-  double gbs = 0;                        ///< fallback: bytes of all buffers / gbs (0: none)
-  double launch_us = 0;                  ///< added to every task (kernel launch, dispatch)
+  std::map<std::string, Rate> gflops;  ///< by codelet name, with the codelet's flops function
+  double gbs = 0;                      ///< fallback: bytes of all buffers / gbs (0: none)
+  double launch_us = 0;                ///< added to every task (kernel launch, dispatch)
 
   /// Seconds for `codelet` on buffers of `ctx`; throws UsageError naming `where` when the platform
   /// has no model for it.
@@ -40,6 +48,15 @@ struct DeviceSpec {
   std::uint64_t memory_bytes = 0;
   ComputeModel compute;
   double alloc_us = 0;  ///< a real device allocation (cudaMalloc); cached blocks are free
+  /// From the end of the lane's work to the runtime learning of it (the host thread waiting on
+  /// the completion waking, the driver completing the task): what releases a successor.
+  double complete_us = 0;
+  /// Copies in on a stream of their own (the CUDA driver's): the next tasks' tiles cross the link
+  /// while the current kernel runs, and a kernel waits for the copies in enqueued before it.
+  bool copy_in_stream = false;
+  /// A real free (an eviction's: cached blocks are not freed) waits for the device's enqueued
+  /// work to finish, as cudaFree synchronises the device: the freeing thread owes that time.
+  bool free_syncs = false;
   /// peer-direct: how many times a kernel reads each byte of a peer's replica over the link (a
   /// tiled kernel re-reads its operands; 1 = one streaming pass).
   double remote_read_factor = 1;
@@ -78,9 +95,10 @@ struct Channel {
 /// copy to the host reserve channels concurrently).
 class Platform final : public ModelledCosts {
  public:
-  /// Uses the first `devices` devices of the spec (0: all). `clock`: the virtual clock to run on
-  /// (a simulated cluster's ranks share one, whose owner sets its CPU model); null: a clock of
-  /// its own, with this platform's host as the CPU model.
+  /// Uses the first `devices` devices of the spec (0: all; RuntimeOptions::kPlatformHostOnly:
+  /// none). `clock`: the virtual clock to run on (a simulated cluster's ranks share one, whose
+  /// owner sets its CPU model); null: a clock of its own, with this platform's host as the CPU
+  /// model.
   Platform(PlatformSpec spec, int devices, bool run_kernels,
            std::shared_ptr<VirtualClock> clock = nullptr);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -56,7 +57,15 @@ void* SimulatedDevice::allocate(std::size_t bytes) {
   return block;
 }
 
+void SimulatedDevice::busy_until(double end_s) {
+  double seen = drained_s_.load(std::memory_order_relaxed);
+  while (seen < end_s && !drained_s_.compare_exchange_weak(seen, end_s)) {
+  }
+}
+
 void SimulatedDevice::deallocate(void* block) noexcept {
+  // cudaFree synchronises the device: the freeing thread waits for everything enqueued.
+  if (spec_.free_syncs) platform_->clock().owe_until(drained_s_.load());
   std::lock_guard lock(blocks_mutex_);
   blocks_.erase(block);
   if (platform_->run_kernels()) retired_.push_back(block);
@@ -78,9 +87,20 @@ void SimulatedDevice::record(TimedOp::Kind kind, const std::string& name, TaskId
 }
 
 void SimulatedDevice::enqueue_h2d(void* dst, const HostRegion& src) {
-  auto [start, end] = platform_->transfer(Platform::host_node(), Platform::device_node(index_),
-                                          src.bytes(), lane_ready());
-  lane_free_s_ = end;
+  // With a stream of its own the copy waits only for the copies in before it; the kernels wait
+  // for it (launch, notify).
+  const double ready = spec_.copy_in_stream
+                           ? std::max(copy_in_free_s_, platform_->clock().thread_now_s())
+                           : lane_ready();
+  auto [start, end] =
+      platform_->transfer(Platform::host_node(), Platform::device_node(index_), src.bytes(), ready);
+  if (spec_.copy_in_stream) {
+    copy_in_free_s_ = end;
+    copies_in_end_s_ = std::max(copies_in_end_s_, end);
+  } else {
+    lane_free_s_ = end;
+  }
+  busy_until(end);
   record(TimedOp::Kind::H2D, {}, 0, start, end);
   if (platform_->run_kernels())
     platform_->clock().at(
@@ -91,6 +111,7 @@ void SimulatedDevice::enqueue_d2h(const HostRegion& dst, const void* src) {
   auto [start, end] = platform_->transfer(Platform::device_node(index_), Platform::host_node(),
                                           dst.bytes(), lane_ready());
   lane_free_s_ = end;
+  busy_until(end);
   record(TimedOp::Kind::D2H, {}, 0, start, end);
   if (platform_->run_kernels())
     platform_->clock().at(end, [dst, src] {
@@ -105,9 +126,11 @@ void SimulatedDevice::enqueue_write_back(const HostRegion& dst, const void* src,
   VirtualClock& clock = platform_->clock();
   auto [start, end] = platform_->transfer(Platform::device_node(index_), Platform::host_node(),
                                           dst.bytes(), clock.thread_now_s());
+  busy_until(end);
   record(TimedOp::Kind::D2H, {}, 0, start, end);
   bool run = platform_->run_kernels();
-  clock.at(end, [dst, src, done, user, run] {
+  // The host learns of it as of any completion: complete_us later.
+  clock.at(end + spec_.complete_us * 1e-6, [dst, src, done, user, run] {
     if (run) copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst);
     done(user, nullptr);
   });
@@ -125,6 +148,7 @@ void SimulatedDevice::enqueue_peer(void* dst, const DeviceDriver& src_driver, co
   auto [start, end] = platform_->transfer(Platform::device_node(peer.index_),
                                           Platform::device_node(index_), bytes, lane_ready());
   lane_free_s_ = end;
+  busy_until(end);
   record(TimedOp::Kind::D2D, {}, 0, start, end);
   if (platform_->run_kernels())
     platform_->clock().at(end, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
@@ -132,7 +156,7 @@ void SimulatedDevice::enqueue_peer(void* dst, const DeviceDriver& src_driver, co
 
 void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ctx) {
   detail::TaskContextAccess::set_stream(ctx, this);
-  double start = lane_ready();
+  double start = std::max(lane_ready(), copies_in_end_s_);
   double end = start + spec_.compute.seconds(
                            codelet, ctx, "platform " + platform_->spec().name + ", " + spec_.id);
   // peer-direct: a buffer in a peer's memory is read over the link while the kernel runs; the
@@ -152,6 +176,7 @@ void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ct
     }
   }
   lane_free_s_ = end;
+  busy_until(end);
   record(TimedOp::Kind::Task, codelet.name, ctx.task_id(), start, end);
   if (!platform_->run_kernels()) return;
   if (!codelet.has(DeviceKind::Cpu))
@@ -170,15 +195,17 @@ void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ct
 }
 
 void SimulatedDevice::notify(DoneCallback done, void* user) {
-  platform_->clock().at(std::max(lane_free_s_, platform_->clock().thread_now_s()),
-                        [this, done, user] {
-                          std::string error;
-                          {
-                            std::lock_guard lock(error_mutex_);
-                            error.swap(kernel_error_);
-                          }
-                          done(user, error.empty() ? nullptr : error.c_str());
-                        });
+  // Everything enqueued so far, copies in included, then the host's wake-up on it (complete_us):
+  // only then does the runtime complete the task and release its successors.
+  const double end = std::max({lane_free_s_, copies_in_end_s_, platform_->clock().thread_now_s()});
+  platform_->clock().at(end + spec_.complete_us * 1e-6, [this, done, user] {
+    std::string error;
+    {
+      std::lock_guard lock(error_mutex_);
+      error.swap(kernel_error_);
+    }
+    done(user, error.empty() ? nullptr : error.c_str());
+  });
 }
 
 void SimulatedDevice::drain_trace(std::vector<TimedOp>& out) {

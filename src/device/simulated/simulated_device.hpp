@@ -6,6 +6,7 @@
 // model. Nothing is copied and no kernel runs unless the platform runs kernels (correctness mode:
 // device memory is real host memory, copies are memcpy at their modelled end, and a kernel runs the
 // codelet's CPU implementation then). Without it, allocations are addresses no one dereferences.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -60,6 +61,12 @@ class SimulatedDevice final : public DeviceDriver {
   const DeviceSpec& spec_;
   DriverConfig config_;
   double lane_free_s_ = 0;      // driver thread only
+  double copy_in_free_s_ = 0;   // copy_in_stream: when its stream is free (driver thread only)
+  double copies_in_end_s_ = 0;  // copy_in_stream: the end of the copies in enqueued so far
+  /// The end of all work enqueued on the device so far (lane, copies in, write-backs): what a
+  /// free waits for (free_syncs); read by whichever thread frees.
+  std::atomic<double> drained_s_{0};
+  void busy_until(double end_s);
   std::vector<TimedOp> timed_;  // driver thread only
   std::uint64_t remote_read_bytes_ = 0;
   std::string kernel_error_;  // correctness mode: a failed kernel, for the next notify
