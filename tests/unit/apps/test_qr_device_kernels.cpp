@@ -141,19 +141,20 @@ class QrDeviceKernels : public test::PerDevice {
     }
   }
 
-  // A whole factorisation on `rt`, checked as conveyor qr --check does.
+  // A whole factorisation on `rt`, checked as conveyor qr --check does; returns what it did.
   template <typename T>
-  void expect_checked(Runtime& rt, int n, int block, int ib) {
+  Factorization expect_checked(Runtime& rt, int n, int block, int ib) {
     SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block << " ib=" << ib);
     GeneralMatrix matrix(n);
     std::vector<T> a(std::size_t(n) * n);
     matrix.fill(a.data(), n);
     QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
     TFactors<T> t(n, block, std::min(ib, block));
-    factorize(rt, codelets, a.data(), n, n, block, t);
+    Factorization f = factorize(rt, codelets, a.data(), n, n, block, t);
     QrCheck c = check_qr(matrix, a.data(), n, t);
     EXPECT_LE(c.residual, residual_bound<T>(n));
     EXPECT_LE(c.orthogonality, orthogonality_bound<T>(n));
+    return f;
   }
 };
 
@@ -169,20 +170,28 @@ TEST_P(QrDeviceKernels, FactorisationOnTheDeviceAlonePassesTheCheck) {
   EXPECT_EQ(rt->stats().tasks, 30u);  // 4 x 4 tiles: 4 + 6 + 6 + 14
 }
 
-// A CPU worker and the device side by side (eager: both take from one pool), so tiles move between
-// host and device in the middle of the graph.
+// A CPU worker and the device side by side, so tiles move between host and device in the middle
+// of the graph: the updates (gemqrt, tpmqrt) offloaded to the device, the panel (geqrt, tpqrt) on
+// the CPU worker, whose every step reads tiles the device updated last. Placed by codelet, not
+// taken from one pool as eager does, where the CPU worker may happen to take every task.
 TEST_P(QrDeviceKernels, FactorisationBesideACpuWorkerPassesTheCheck) {
   if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
   RuntimeOptions options;
   options.cpus = 1;
   options.devices = {GetParam()};
-  options.scheduler = "eager";
+  options.scheduler = "offload";
+  options.offload = {"gemqrt", "tpmqrt"};
   Runtime rt(options);
-  expect_checked<double>(rt, 400, 96, 40);
-  std::uint64_t on_device = 0;
-  for (const auto& w : rt.stats().workers) on_device += w.name.rfind("cpu", 0) != 0 ? w.tasks : 0;
+  Factorization f = expect_checked<double>(rt, 400, 96, 40);
+  std::uint64_t on_device = 0, on_cpu = 0;
+  for (const auto& w : rt.stats().workers)
+    (w.name.rfind("cpu", 0) == 0 ? on_cpu : on_device) += w.tasks;
+  EXPECT_EQ(on_device, f.gemqrt_tasks + f.tpmqrt_tasks);
+  EXPECT_EQ(on_cpu, f.geqrt_tasks + f.tpqrt_tasks);
   EXPECT_GT(on_device, 0u);
+  EXPECT_GT(on_cpu, 0u);
   EXPECT_GT(rt.stats().h2d_copies, 0u);
+  EXPECT_GT(rt.stats().d2h_copies, 0u);
 }
 
 CONVEYOR_INSTANTIATE_PER_ACCELERATOR(QrDeviceKernels);

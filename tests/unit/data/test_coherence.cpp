@@ -184,6 +184,53 @@ TEST(Coherence, EvictingTheModifiedReplicaHandsItOnToASharedCopy) {
   EXPECT_EQ(w, std::vector<int>(n, 9));
 }
 
+// After a device task fails, what it used there may be half-filled or half-written. A Shared
+// replica is dropped, as the copy that filled it may be what failed, and copied in again when next
+// read; a Modified replica the task only read is the latest contents and stays; one it wrote goes
+// back to the host's last whole state.
+TEST(Coherence, DiscardAfterFailureDropsSharedAndWrittenReplicasOnly) {
+  Fixture f(Coherence::Coherent);
+  std::vector<int> v{1, 2, 3, 4};
+  DataState d;
+  f.setup(d, v);
+  int* block = static_cast<int*>(f.engine->prepare_on_device(d, 1, Access::Read, &peer));
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.emu[0]->sync();
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "SS");
+  block[3] = -1;  // the half that a copy failing part-way never landed
+  f.engine->discard_after_failure(d, 1, Access::Read);
+  EXPECT_EQ(f.states(d), "SI");
+
+  // The next read on the device copies the data in again, whole.
+  f.engine->prepare_on_device(d, 1, Access::Read, &peer);
+  f.engine->finish_on_device(d, 1, Access::Read);
+  f.emu[0]->sync();
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "SS");
+  EXPECT_EQ(block[3], 4);
+  EXPECT_EQ(f.counts().h2d_copies, 2u);
+
+  f.engine->prepare_on_device(d, 1, Access::ReadWrite, &peer);
+  block[0] = 100;
+  f.engine->finish_on_device(d, 1, Access::ReadWrite);
+  f.engine->unpin(d, 1);
+  EXPECT_EQ(f.states(d), "IM");
+  f.engine->discard_after_failure(d, 1, Access::Read);  // a failed task that only read it
+  EXPECT_EQ(f.states(d), "IM");
+  f.engine->fetch_to_host(d);
+  EXPECT_EQ(v[0], 100);
+
+  f.engine->prepare_on_device(d, 1, Access::ReadWrite, &peer);
+  block[0] = 200;  // half written by the failed kernel
+  f.engine->finish_on_device(d, 1, Access::ReadWrite);
+  f.engine->unpin(d, 1);
+  f.engine->discard_after_failure(d, 1, Access::ReadWrite);
+  EXPECT_EQ(f.states(d), "MI");
+  f.engine->drop_replicas(d);
+  EXPECT_EQ(v, (std::vector<int>{100, 2, 3, 4}));  // the failed write never reaches home
+}
+
 TEST(Coherence, NaiveCopiesAroundEveryDeviceTask) {
   Fixture f(Coherence::Naive);
   std::vector<int> v{1, 2, 3};

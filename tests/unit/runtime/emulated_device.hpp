@@ -84,7 +84,15 @@ class EmulatedDevice final : public device::DeviceDriver {
 
   void enqueue_h2d(void* dst, const device::HostRegion& src) override {
     bool fail = failing_copy();
-    push([this, dst, src, fail] {
+    bool fail_once = h2d_copies_.fetch_add(1) == fail_h2d_once_at_;
+    push([this, dst, src, fail, fail_once] {
+      if (fail_once) {
+        std::memset(dst, kGarbage, src.width * src.height);
+        copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, half(src));
+        std::lock_guard lock(mutex_);
+        if (error_.empty()) error_ = id_ + ": emulated one-off copy failure";
+        return;
+      }
       copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, fail ? half(src) : src);
       if (fail) break_lane();
     });
@@ -194,10 +202,17 @@ class EmulatedDevice final : public device::DeviceDriver {
   // only half its bytes and fails (copy_to_host throws), and the device stays broken from then on,
   // as a CUDA context does after a failed asynchronous copy: every later notify and write-back
   // reports the failure. copies_ counts the copies asked for so far.
+  // A one-off fault (the device stays well): the copy into the device numbered fail_h2d_once_at_
+  // (counting h2d copies only, from 0) fills its block with kGarbage, lands the first half of its
+  // bytes over it and fails the next notify only (in lane order: the task whose input it was,
+  // unless a prefetch ran ahead of an earlier task's notify).
   std::atomic<int> fail_allocation_at_{-1};
   std::atomic<int> fail_allocations_from_{-1};
   std::atomic<int> fail_copy_at_{-1};
+  std::atomic<int> fail_h2d_once_at_{-1};
+  static constexpr unsigned char kGarbage = 0xEE;
   std::atomic<int> copies_{0};
+  std::atomic<int> h2d_copies_{0};
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
 
@@ -254,9 +269,9 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::string id_;
   std::uint64_t memory_;
   std::vector<device::TimedOp> timed_;  // guarded by mutex_
-  std::string error_;                   // a kernel's failure not yet reported; mutex_
-  std::atomic<int> attempts_{0};        // allocations asked for
-  std::atomic<bool> broken_{false};     // a copy failed: the lane reports it from then on
+  std::string error_;             // a kernel's or a one-off copy's failure not yet reported; mutex_
+  std::atomic<int> attempts_{0};  // allocations asked for
+  std::atomic<bool> broken_{false};  // a copy failed: the lane reports it from then on
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;

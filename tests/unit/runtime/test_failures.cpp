@@ -2,10 +2,13 @@
 // shapes. Each gives a clear error and loses no data.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "conveyor/error.hpp"
@@ -55,6 +58,59 @@ TEST(RuntimeFailures, TaskExceptionReachesWaitAllNamingTheTask) {
   rt.submit(add_one(), {{d, Access::ReadWrite}});
   EXPECT_NO_THROW(rt.wait_all());
   EXPECT_EQ(v, std::vector<int>(4, 2));
+}
+
+// Waits until `tasks` tasks have run, failed ones included (RuntimeStats::tasks counts a task in
+// the same step that ends it), for at most 30 s. Not wait_all: that would report the failure and
+// clear what it poisoned.
+bool wait_for_tasks_run(const Runtime& rt, std::uint64_t tasks) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (rt.stats().tasks < tasks) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// A reader submitted after its failed writer has ended has no edge to be cancelled through: the
+// data's poisoned mark, kept until wait_all reports the failure, must stop it, or it runs on what
+// the failed task left.
+TEST(RuntimeFailures, AReaderSubmittedAfterItsFailedWriterEndedIsNotRun) {
+  Codelet boom("boom");
+  auto fail = [](const TaskContext&) { throw std::runtime_error("kaboom"); };
+  boom.cpu(fail).cuda(fail);
+  std::atomic<int> reads{0};
+  Codelet read("read");
+  auto count = [&reads](const TaskContext&) { ++reads; };
+  read.cpu(count).cuda(count);
+  for (bool on_device : {false, true}) {
+    SCOPED_TRACE(on_device ? "on an emulated device" : "on CPU workers");
+    RuntimeOptions options = cpu_options();
+    if (on_device) options.cpus = 0;
+    std::unique_ptr<Runtime> rt =
+        on_device ? test::make_emulated_runtime(options) : std::make_unique<Runtime>(options);
+    std::vector<int> v(4, 0);
+    Data d = rt->register_vector(v.data(), v.size(), "v");
+    reads = 0;
+    rt->submit(boom, {{d, Access::ReadWrite}}, 0, "failing writer");
+    ASSERT_TRUE(wait_for_tasks_run(*rt, 1)) << "the failing writer did not end within 30 s";
+    rt->submit(read, {{d, Access::Read}}, 0, "late reader");
+    try {
+      rt->wait_all();
+      ADD_FAILURE() << "wait_all did not throw";
+    } catch (const Error& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find("failing writer"), std::string::npos) << what;
+      EXPECT_NE(what.find("1 dependent task not run"), std::string::npos) << what;
+    }
+    EXPECT_EQ(reads, 0) << "the late reader ran on the failed writer's data";
+    // Reported: the mark is gone and the data is usable again.
+    rt->submit(read, {{d, Access::Read}});
+    EXPECT_NO_THROW(rt->wait_all());
+    EXPECT_EQ(reads, 1);
+    rt->unregister(d);
+    EXPECT_EQ(v, std::vector<int>(4, 0));
+  }
 }
 
 TEST(RuntimeFailures, DataUsedAfterUnregisterIsAUsageError) {

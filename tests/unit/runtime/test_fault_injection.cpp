@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -306,6 +307,51 @@ TEST(FaultInjection, AnAllocationRefusedAtRandomLosesNothing) {
         EXPECT_NE(o.error.find("emulated allocation failure"), std::string::npos) << o.error;
       expect_consistent(o);
     }
+  }
+}
+
+// A copy into the device that fails once, leaving its block half-filled (garbage in the rest),
+// while the device stays well: the failed task's input replica must not be trusted afterwards. The
+// next task reading the data on that device gets it copied in afresh, whole.
+TEST(FaultInjection, AOneOffCopyFailureLeavesNoHalfFilledReplicaBehind) {
+  Codelet copy("copy");
+  auto fn = [](const TaskContext& t) {
+    const int* in = t.data<int>(0);
+    int* out = t.data<int>(1);
+    std::copy(in, in + t.buffer(0).rows, out);
+  };
+  copy.cpu(fn).cuda(fn);
+  for (bool inline_lanes : {false, true}) {
+    SCOPED_TRACE(inline_lanes ? "inline lane" : "lane thread");
+    std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
+    drivers.push_back(std::make_unique<test::EmulatedDevice>("emu:0", 1ull << 30, inline_lanes));
+    static_cast<test::EmulatedDevice&>(*drivers[0]).fail_h2d_once_at_ = 0;  // x's, for "first"
+    auto rt = detail::RuntimeAccess::make(device_only(), std::move(drivers));
+    std::vector<int> x(kLength), first(kLength, -1), second(kLength, -1);
+    std::iota(x.begin(), x.end(), 1);
+    const std::vector<int> original = x;
+    Data dx = rt->register_vector(x.data(), x.size(), "x");
+    Data d1 = rt->register_vector(first.data(), first.size(), "first");
+    Data d2 = rt->register_vector(second.data(), second.size(), "second");
+
+    rt->submit(copy, {{dx, Access::Read}, {d1, Access::Write}}, 0, "first read");
+    try {
+      rt->wait_all();
+      ADD_FAILURE() << "wait_all did not report the failed copy";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("first read"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("emulated one-off copy failure"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(first, std::vector<int>(kLength, -1)) << "the failed task's output came home";
+
+    rt->submit(copy, {{dx, Access::Read}, {d2, Access::Write}}, 0, "second read");
+    EXPECT_NO_THROW(rt->wait_all());
+    EXPECT_EQ(second, original) << "the second read saw the half-filled replica";
+    rt->unregister(dx);
+    rt->unregister(d1);
+    rt->unregister(d2);
+    EXPECT_EQ(x, original);
   }
 }
 
