@@ -107,7 +107,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
       if (d.registered()) dist.unregister(d);
   };
   common::timed_runs(
-      dist, cfg.repeat, result,
+      dist, cfg.repeat, cfg.progress, result,
       [&] {
         register_tiles(dist, t, a ? &*a : nullptr, cfg.grid, full.empty() ? nullptr : full.data());
       },

@@ -18,6 +18,7 @@
 #include "cholesky/communication.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/process_grid.hpp"
+#include "conveyor/progress.hpp"
 
 namespace conveyor::apps::cholesky {
 
@@ -25,9 +26,10 @@ struct DistributedConfig {
   int n = 8192;
   int block = 512;
   Precision precision = Precision::Double;
-  ProcessGrid grid;    ///< p * q must equal the number of ranks
-  int repeat = 1;      ///< factorisations timed; the fastest is reported
-  bool check = false;  ///< gather L on rank 0 and compute ||A - L L^T||_F / ||A||_F there
+  ProcessGrid grid;     ///< p * q must equal the number of ranks
+  int repeat = 1;       ///< factorisations timed; the fastest is reported
+  ProgressFn progress;  ///< hears of each timed run (rank 0 of a run given one)
+  bool check = false;   ///< gather L on rank 0 and compute ||A - L L^T||_F / ||A||_F there
 };
 
 struct DistributedResult {

@@ -13,6 +13,7 @@
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
+#include "conveyor/progress.hpp"
 
 namespace conveyor::apps::common {
 
@@ -41,11 +42,12 @@ inline void validate_distributed(std::string_view app, const Distributed& dist, 
 /// result.ranks (per rank, of the fastest), result.messages and result.bytes (sent by all ranks in
 /// the fastest). `register_tiles()` and `submit_graph()` are called on every rank alike;
 /// `unregister_all()` between runs and on a failure (which is rethrown), not after the last run:
-/// the caller checks or gathers first.
+/// the caller checks or gathers first. `progress` hears of each run ("timed runs", r of repeat).
 template <typename Result, typename Register, typename Submit, typename Unregister>
-void timed_runs(Distributed& dist, int repeat, Result& result, Register&& register_tiles,
-                Submit&& submit_graph, Unregister&& unregister_all) {
+void timed_runs(Distributed& dist, int repeat, const ProgressFn& progress, Result& result,
+                Register&& register_tiles, Submit&& submit_graph, Unregister&& unregister_all) {
   for (int r = 0; r < repeat; ++r) {
+    tell(progress, "timed runs", r, repeat);
     register_tiles();
     dist.reset_stats();
     dist.barrier();

@@ -212,7 +212,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
         if (d.registered()) dist.unregister(d);
   };
   common::timed_runs(
-      dist, cfg.repeat, result,
+      dist, cfg.repeat, cfg.progress, result,
       [&] {
         register_tiles(dist, s, matrix, full.empty() ? nullptr : full.data(),
                        factors ? &*factors : nullptr);

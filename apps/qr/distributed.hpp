@@ -21,6 +21,7 @@
 
 #include "conveyor/distributed.hpp"
 #include "conveyor/process_grid.hpp"
+#include "conveyor/progress.hpp"
 #include "qr/check.hpp"
 #include "qr/qr.hpp"
 
@@ -31,10 +32,11 @@ struct DistributedConfig {
   int block = 512;
   int ib = 32;  ///< inner blocking; taken as min(ib, block)
   Precision precision = Precision::Double;
-  ProcessGrid grid;    ///< p * q must equal the number of ranks
-  int repeat = 1;      ///< factorisations timed; the fastest is reported
-  bool warmup = true;  ///< each rank factorises a 3 x 3-tile matrix alone first (not simulated)
-  bool check = false;  ///< gather A and T on rank 0 and check there, as check_qr does
+  ProcessGrid grid;     ///< p * q must equal the number of ranks
+  int repeat = 1;       ///< factorisations timed; the fastest is reported
+  ProgressFn progress;  ///< hears of each timed run (rank 0 of a run given one)
+  bool warmup = true;   ///< each rank factorises a 3 x 3-tile matrix alone first (not simulated)
+  bool check = false;   ///< gather A and T on rank 0 and check there, as check_qr does
   /// One domain of tile rows per process row, merged by a binary tree (graph.hpp), instead of the
   /// flat tree of one node (every tile of a column eliminated into the diagonal tile: a chain that
   /// crosses process rows, but pipelines from one step to the next; docs/qr.md compares them).

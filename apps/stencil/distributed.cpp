@@ -140,7 +140,7 @@ DistributedResult run_distributed(Distributed& dist, const DistributedConfig& cf
     unregister_grid(dist, b);
   };
   common::timed_runs(
-      dist, cfg.repeat, result,
+      dist, cfg.repeat, cfg.progress, result,
       [&] {
         register_grid(dist, layout, a, "A", true, full_a);
         register_grid(dist, layout, b, "B", false, full_b);

@@ -18,6 +18,7 @@
 
 #include "conveyor/distributed.hpp"
 #include "conveyor/process_grid.hpp"
+#include "conveyor/progress.hpp"
 #include "stencil/block_grid.hpp"
 #include "stencil/point.hpp"
 
@@ -28,10 +29,11 @@ struct DistributedConfig {
   int block = 512;
   int sweeps = 20;
   Coefficients coefficients;
-  ProcessGrid grid;    ///< p * q must equal the number of ranks
-  int repeat = 1;      ///< runs of `sweeps` sweeps timed; the fastest is reported
-  bool warmup = true;  ///< each rank runs 3 x 3 tiles alone first (not on a simulated cluster)
-  bool check = false;  ///< gather the result on rank 0 and compare it with the reference there
+  ProcessGrid grid;     ///< p * q must equal the number of ranks
+  int repeat = 1;       ///< runs of `sweeps` sweeps timed; the fastest is reported
+  ProgressFn progress;  ///< hears of each timed run (rank 0 of a run given one)
+  bool warmup = true;   ///< each rank runs 3 x 3 tiles alone first (not on a simulated cluster)
+  bool check = false;   ///< gather the result on rank 0 and compare it with the reference there
 };
 
 struct DistributedResult {

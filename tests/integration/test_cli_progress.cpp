@@ -86,6 +86,16 @@ TEST(CliProgress, WorkloadsShowTheirTimedRuns) {
   EXPECT_NE(r.err.find("left"), std::string::npos) << "no time left shown:\n" << r.err;
 }
 
+TEST(CliProgress, ASimulatedClusterShowsRankZerosRuns) {
+  const std::string cluster = std::string(CONVEYOR_SOURCE_DIR) + "/platforms/cluster-64xcpu.json";
+  CliResult r = run_cli_on_terminal("qr --platform " + cluster +
+                                    " --grid 2x2 --n 4096 --block 512 --repeat 2");
+  if (r.exit_code == 2 && r.err.find("MPI") != std::string::npos)
+    GTEST_SKIP() << "a build without MPI has no simulated clusters";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("qr: timed runs 1 of 2"), std::string::npos) << r.err;
+}
+
 TEST(CliProgress, NothingInAPipeOrWithQuiet) {
   CliResult piped = run_cli(kStream);
   ASSERT_EQ(piped.exit_code, 0) << piped.err;

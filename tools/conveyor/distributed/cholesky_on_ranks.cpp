@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "../commands.hpp"
+#include "../progress_line.hpp"
 #include "cholesky/distributed.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
@@ -136,7 +137,12 @@ void run_rank(const DistributedCholeskyRun& run, const ch::RunConfig& config, Pr
   dc.grid = grid;
   dc.repeat = config.repeat;
   dc.check = config.check;
-  ch::DistributedResult r = ch::run_distributed(dist, dc);
+  ch::DistributedResult r;
+  {
+    ProgressLine progress("cholesky", run.output.quiet || dist.rank() != 0);  // rank 0 speaks
+    dc.progress = progress.step_fn();
+    r = ch::run_distributed(dist, dc);
+  }
   if (!config.trace.empty()) dist.write_trace(config.trace);
 
   std::vector<std::string> failures;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../commands.hpp"
+#include "../progress_line.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -112,7 +113,12 @@ void run_rank(const DistributedQrRun& run, const qr::RunConfig& config, ProcessG
   dc.warmup = config.warmup;
   dc.check = config.check;
   dc.tree = run.tree;
-  qr::DistributedResult r = qr::run_distributed(dist, dc);
+  qr::DistributedResult r;
+  {
+    ProgressLine progress("qr", run.output.quiet || dist.rank() != 0);  // rank 0 speaks
+    dc.progress = progress.step_fn();
+    r = qr::run_distributed(dist, dc);
+  }
   if (!config.trace.empty()) dist.write_trace(config.trace);
   if (dist.rank() == 0) report(run, config, r, grid);
   if (r.checked && !r.passed())

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../commands.hpp"
+#include "../progress_line.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
@@ -113,7 +114,12 @@ void run_rank(const DistributedStencilRun& run, const st::RunConfig& config, Pro
   dc.repeat = config.repeat;
   dc.warmup = config.warmup;
   dc.check = config.check;
-  st::DistributedResult r = st::run_distributed(dist, dc);
+  st::DistributedResult r;
+  {
+    ProgressLine progress("stencil", run.output.quiet || dist.rank() != 0);  // rank 0 speaks
+    dc.progress = progress.step_fn();
+    r = st::run_distributed(dist, dc);
+  }
   if (!config.trace.empty()) dist.write_trace(config.trace);
 
   std::vector<std::string> failures;
