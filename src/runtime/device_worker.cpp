@@ -162,7 +162,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
 Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
-  auto& buffers = detail::TaskContextAccess::buffers(ctx);
+  auto& buffers = device::TaskContextAccess::buffers(ctx);
   auto unpin_all = [&] {
     for (std::size_t i = 0; i < w.prepared; ++i)
       coherence_->unpin(*t->accesses[i].data, space, w.reservations[i]);
@@ -206,7 +206,7 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
       if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
       buffers[i] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
-    detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
+    device::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
                                         t->id, {t->args.data(), t->args_bytes});
     w.driver->launch(*t->codelet, ctx);
     for (const auto& a : t->accesses) coherence_->finish_on_device(*a.data, space, a.mode);

@@ -101,7 +101,7 @@ void Runtime::Impl::make_workers(int cpus) {
   std::vector<int> placement;
   if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
-      placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
+      placement = core::ThreadTeam::placement(cpus, ThreadBinding::Compact);
     } catch (const UsageError&) {
       placement.clear();  // more workers than hardware threads: let the OS place them
     }

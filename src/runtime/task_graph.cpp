@@ -17,7 +17,7 @@ using runtime::Task;
 
 TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess> accesses,
                              int priority, std::string_view name, std::span<const std::byte> args) {
-  const auto& impl = detail::CodeletAccess::impl(codelet);
+  const auto& impl = device::CodeletAccess::impl(codelet);
   std::string_view label = name.empty() ? std::string_view(impl->name) : name;
   scheduler_->check(*impl);
   if (args.size() > runtime::kMaxArgsBytes)

@@ -19,7 +19,7 @@ namespace conveyor::cpu {
 /// A growable, page-aligned host buffer whose pages are first touched by the team that uses it.
 class TeamBuffer {
  public:
-  void ensure(ThreadTeam& team, std::size_t bytes);
+  void ensure(core::ThreadTeam& team, std::size_t bytes);
   std::byte* data() { return data_.get(); }
   std::size_t size() const { return size_; }
 
@@ -54,7 +54,7 @@ class CpuProbeTarget final : public ProbeTarget {
  private:
   void check_model(MemoryModel model) const;
 
-  ThreadTeam team_;
+  core::ThreadTeam team_;
   TeamBuffer source_, target_;
 };
 

@@ -33,7 +33,7 @@ class CpuStreamArrays final : public StreamArrays {
   CpuStreamArrays(const StreamConfig& config, const HostPlacement& placement)
       : n_(config.elements),
         placement_(placement),
-        team_(config.threads, ThreadTeam::placement(config.threads, config.binding)),
+        team_(config.threads, core::ThreadTeam::placement(config.threads, config.binding)),
         kernels_(stream_cpu::cpu_kernels(config.variant)),
         a_(n_ * sizeof(double), placement),
         b_(n_ * sizeof(double), placement),
@@ -124,7 +124,7 @@ class CpuStreamArrays final : public StreamArrays {
 
   std::size_t n_;
   HostPlacement placement_;
-  ThreadTeam team_;
+  core::ThreadTeam team_;
   const stream_cpu::CpuKernels& kernels_;
   HostBuffer a_, b_, c_;
   std::vector<PaddedSum> partial_;

@@ -126,10 +126,10 @@ class EmulatedDevice final : public device::DeviceDriver {
       if (error_.empty()) error_ = source.lane_error();
     });
   }
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
-    detail::TaskContextAccess::set_stream(ctx, this);
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
+    device::TaskContextAccess::set_stream(ctx, this);
     TaskContext copy = ctx;
-    const detail::CodeletImpl* c = &codelet;
+    const device::CodeletImpl* c = &codelet;
     push([this, c, copy] {
       double start = now_us();
       std::string error;
