@@ -49,7 +49,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   buffers.resize(t->accesses.size());
   try {
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
-      detail::DataState& d = *t->accesses[i].data;
+      data::DataState& d = *t->accesses[i].data;
       coherence_->prepare_host(d, t->accesses[i].mode);
       buffers[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
     }

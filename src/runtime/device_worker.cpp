@@ -125,7 +125,7 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   if (w.prefetch_list.empty()) return looked;
   lock.unlock();
   try {
-    for (detail::DataState* d : w.prefetch_list)
+    for (data::DataState* d : w.prefetch_list)
       if (!coherence_->prefetch(*d, w.desc.space)) break;  // no free room: the rest load at launch
   } catch (const std::exception&) {
     // A copy that could not be enqueued: the task's launch copies (and reports) it.
@@ -143,7 +143,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
   for (Slot* s : done) {
     if (!s->error.empty()) continue;
     for (const auto& a : s->task->accesses) {
-      const detail::DataState& d = *a.data;
+      const data::DataState& d = *a.data;
       if (writes(a.mode) && d.last_writer == s->task && d.readers.empty())
         w.early_list.push_back(a.data);
     }
@@ -154,7 +154,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
   // tasks are not completed yet, so their data cannot be unregistered meanwhile; a task submitted
   // meanwhile that uses the data only makes the copy unneeded (or stale: it then lands as such).
   lock.unlock();
-  for (detail::DataState* d : w.early_list)
+  for (data::DataState* d : w.early_list)
     if (auto* wb = coherence_->begin_early_write_back(*d, w.desc.space)) out.push_back(wb);
   lock.lock();
 }

@@ -16,7 +16,7 @@
 namespace conveyor::runtime {
 
 struct TaskAccess {
-  detail::DataState* data = nullptr;
+  data::DataState* data = nullptr;
   Access mode = Access::Read;
 };
 

@@ -277,7 +277,7 @@ inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, in
   for (int i = 0; i < devices; ++i)
     drivers.push_back(
         std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30, inline_lanes));
-  return detail::RuntimeAccess::make(std::move(options), std::move(drivers));
+  return runtime::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 
 }  // namespace conveyor::test

@@ -157,7 +157,7 @@ TEST(FaultInjection, ADeviceThatRefusesMemoryFailsTheTaskAndLosesNothing) {
   device->fail_allocations_from_ = 0;
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::move(device));
-  auto rt = detail::RuntimeAccess::make(device_only(), std::move(drivers));
+  auto rt = runtime::RuntimeAccess::make(device_only(), std::move(drivers));
   Outcome o = run(*rt, faulty);
   EXPECT_NE(o.error.find("emulated allocation failure"), std::string::npos) << o.error;
   EXPECT_NE(o.error.find("add_one"), std::string::npos) << o.error;
@@ -198,7 +198,7 @@ Rig make_rig(const Platform& p) {
                                                              p.inline_lanes));
     if (i == 0) rig.faulty = static_cast<test::EmulatedDevice*>(drivers.back().get());
   }
-  rig.rt = detail::RuntimeAccess::make(std::move(o), std::move(drivers));
+  rig.rt = runtime::RuntimeAccess::make(std::move(o), std::move(drivers));
   return rig;
 }
 

@@ -136,7 +136,7 @@ std::unique_ptr<Runtime> simulated_runtime(VirtualClock& clock, int cpus, double
   o.offload = {"double"};
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::make_unique<ModelledDevice>(clock, kernel_s, copy_s));
-  return detail::RuntimeAccess::make(o, std::move(drivers));
+  return runtime::RuntimeAccess::make(o, std::move(drivers));
 }
 
 TEST(VirtualClockRuntime, CpuTasksTakeTheirModelledTimeInParallel) {
