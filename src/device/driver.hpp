@@ -24,8 +24,8 @@ class Trace;
 
 /// What a simulated platform knows without measuring: the modelled time of a task on one of its
 /// processors and of an uncontended copy on its links. The model schedulers predict from it
-/// instead of learning histories (perfmodel::ModelStore), so that the scheduler sees the machine
-/// the simulation runs.
+/// instead of learning histories (runtime::perfmodel::ModelStore), so that the scheduler sees the
+/// machine the simulation runs.
 class ModelledCosts {
  public:
   /// Seconds of `codelet` on `device` ("cpu": one host core) for a task of `flops` (its cost

@@ -177,9 +177,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<device::Trace> trace_;
   std::unique_ptr<data::TransferStats> transfer_stats_;
   std::unique_ptr<data::CoherenceEngine> coherence_;
-  std::shared_ptr<void> platform_;                 // a simulated platform (keeps its clock alive)
-  device::VirtualClock* clock_ = nullptr;          // the simulated platform's, else null
-  std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
+  std::shared_ptr<void> platform_;         // a simulated platform (keeps its clock alive)
+  device::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  std::unique_ptr<runtime::perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
   std::vector<std::shared_ptr<data::DataState>> registry_;

@@ -14,7 +14,7 @@
 #include "core/json_number.hpp"
 #include "core/utc_time.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 using nlohmann::json;
 
@@ -273,7 +273,7 @@ PerfModels PerfModels::load(const std::filesystem::path& path, const MachineFing
   return m;
 }
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel
 
 namespace conveyor {
 

@@ -18,7 +18,7 @@
 #include "data/coherence.hpp"
 #include "runtime/task.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 class PerfModels;
 }
 
