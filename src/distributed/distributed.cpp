@@ -20,7 +20,7 @@
 
 #include "conveyor/error.hpp"
 #include "device/codelet_impl.hpp"
-#include "distributed/data_state.hpp"
+#include "distributed/distributed_data_state.hpp"
 #include "distributed/failure_guard.hpp"
 #include "distributed/mpi_transport.hpp"
 #include "distributed/reserved_memory.hpp"

@@ -10,7 +10,7 @@
 
 #include "conveyor/error.hpp"
 #include "core/md5.hpp"
-#include "probe_target.hpp"
+#include "cpu_probe_target.hpp"
 #include "sgemm.hpp"
 
 #ifdef CONVEYOR_HAVE_OPENBLAS

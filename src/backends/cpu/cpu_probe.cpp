@@ -10,7 +10,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 #include "cpu_device.hpp"
-#include "probe_target.hpp"
+#include "cpu_probe_target.hpp"
 
 namespace conveyor::cpu {
 namespace {
