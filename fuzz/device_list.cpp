@@ -2,7 +2,7 @@
 // (CLI11, split at commas), then what the tool does with it (tools/conveyor/cholesky.cpp,
 // workers_of): "cpu" and "cpu:0" taken out as the CPU workers, the rest given to the library's
 // expand_devices (src/runtime/runtime_options.cpp), whose devices the runtime then opens with
-// find_device (src/backends/registry.cpp).
+// find_device (src/backends/backend_registry.cpp).
 // A bug: a crash or sanitizer report; a rejection that is not UsageError (or CLI11's own
 // ParseError); an expansion that names a device twice, names "all" or "cpu", drops or reorders a
 // device that was asked for, or adds one that is not a device of this machine; find_device

@@ -21,7 +21,7 @@
 namespace {
 
 using conveyor::fuzz::check;
-using conveyor::perfmodel::PerfModels;
+using conveyor::runtime::perfmodel::PerfModels;
 using nlohmann::json;
 
 // Equal documents, numbers within a relative 1e-9: the file keeps a history's deviation, which

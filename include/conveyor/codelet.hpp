@@ -67,8 +67,11 @@ class CompletionSink {
  protected:
   ~CompletionSink() = default;
 };
-struct TaskContextAccess;  // the runtime and the device drivers fill TaskContext in
 }  // namespace detail
+
+namespace device {
+struct TaskContextAccess;  // the runtime and the device drivers fill TaskContext in
+}  // namespace device
 
 /// The end of a deferred task (TaskContext::defer): call done() when the work it started has
 /// finished, or fail() when it failed; from any thread, once. Move-only. Destroying a Completion
@@ -157,7 +160,7 @@ class TaskContext {
   Completion defer() const;
 
  private:
-  friend struct detail::TaskContextAccess;
+  friend struct device::TaskContextAccess;
   std::vector<Buffer> buffers_;
   DeviceKind kind_ = DeviceKind::Cpu;
   std::string_view device_;
@@ -188,10 +191,10 @@ struct OpenclProgram {
   std::string options;                ///< build options, e.g. "-DTILE=256"
 };
 
-namespace detail {
-struct CodeletImpl;  // the runtime's view (src/runtime/codelet_impl.hpp)
+namespace device {
+struct CodeletImpl;  // the runtime's view (src/device/codelet_impl.hpp)
 struct CodeletAccess;
-}  // namespace detail
+}  // namespace device
 
 class Codelet {
  public:
@@ -217,8 +220,8 @@ class Codelet {
   bool has(DeviceKind kind) const;
 
  private:
-  friend struct detail::CodeletAccess;
-  std::shared_ptr<detail::CodeletImpl> impl_;
+  friend struct device::CodeletAccess;
+  std::shared_ptr<device::CodeletImpl> impl_;
 };
 
 }  // namespace conveyor

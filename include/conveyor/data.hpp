@@ -18,10 +18,10 @@
 
 namespace conveyor {
 
-namespace detail {
+namespace data {
 struct DataState;   // the runtime's bookkeeping (src/data/data_state.hpp)
 struct DataAccess;  // lets the runtime make handles and reach the bookkeeping
-}  // namespace detail
+}  // namespace data
 
 /// Handle to registered data. Default-constructed handles refer to nothing; a handle whose data has
 /// been unregistered makes submit() and acquire() throw UsageError ("used after unregister").
@@ -49,9 +49,9 @@ class Data {
   bool operator==(const Data& other) const { return state_ == other.state_; }
 
  private:
-  friend struct detail::DataAccess;
-  explicit Data(std::shared_ptr<detail::DataState> state) : state_(std::move(state)) {}
-  std::shared_ptr<detail::DataState> state_;
+  friend struct data::DataAccess;
+  explicit Data(std::shared_ptr<data::DataState> state) : state_(std::move(state)) {}
+  std::shared_ptr<data::DataState> state_;
 };
 
 /// One data and how a task uses it.

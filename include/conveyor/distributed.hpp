@@ -60,7 +60,7 @@ class MpiSession {
 };
 
 namespace distributed {
-struct DataState;  // the layer's bookkeeping (src/distributed/data_state.hpp)
+struct DataState;  // the layer's bookkeeping (src/distributed/distributed_data_state.hpp)
 class Transport;   // how ranks talk: MPI, or a simulated network (src/distributed/transport.hpp)
 }  // namespace distributed
 

@@ -224,7 +224,7 @@ struct RuntimeStats {
 };
 
 class Runtime;
-namespace detail {
+namespace runtime {
 struct RuntimeAccess;  // internal: lets tests build a runtime with emulated devices
 }
 
@@ -346,7 +346,7 @@ class Runtime {
 
  private:
   friend class HostAccess;
-  friend struct detail::RuntimeAccess;
+  friend struct runtime::RuntimeAccess;
   explicit Runtime(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -8,7 +8,7 @@
 #include <optional>
 #include <utility>
 
-namespace conveyor {
+namespace conveyor::core {
 
 /// `j` as T when it is an integer (not a float) within T's range, else nullopt.
 template <typename T>
@@ -23,4 +23,4 @@ std::optional<T> whole_number(const nlohmann::json& j) {
   return std::nullopt;
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::core

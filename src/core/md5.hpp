@@ -18,7 +18,7 @@
 #define CONVEYOR_UNROLL
 #endif
 
-namespace conveyor {
+namespace conveyor::core {
 
 CONVEYOR_HOST_DEVICE void md5_compress(std::uint32_t state[4], const std::uint32_t m[16]) {
   // K[i] = floor(abs(sin(i + 1)) * 2^32); S: the per-round rotations. Local so that device code may
@@ -115,4 +115,4 @@ inline void md5_bytes(const std::uint8_t* data, std::size_t length, std::uint8_t
   md5_store_digest(state, digest);
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::core

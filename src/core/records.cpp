@@ -42,9 +42,9 @@ nlohmann::json build_record() {
 }
 
 nlohmann::json result_envelope(const std::string& command, const nlohmann::json& options) {
-  return {{"conveyor", kConveyorVersion}, {"schema", kResultSchema}, {"command", command},
-          {"machine", machine_record()},  {"build", build_record()}, {"options", options},
-          {"date", utc_now_iso8601()}};
+  return {{"conveyor", kConveyorVersion},   {"schema", kResultSchema}, {"command", command},
+          {"machine", machine_record()},    {"build", build_record()}, {"options", options},
+          {"date", core::utc_now_iso8601()}};
 }
 
 nlohmann::json device_details(const DeviceInfo& info) {

@@ -9,7 +9,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/topology.hpp"
 
-namespace conveyor {
+namespace conveyor::core {
 namespace {
 
 // Spinning keeps fork/join latency near a microsecond for back-to-back regions; after this many
@@ -156,4 +156,4 @@ void ThreadTeam::run_erased(Job job, void* context) {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::core

@@ -15,7 +15,7 @@
 
 #include "conveyor/stream.hpp"
 
-namespace conveyor {
+namespace conveyor::core {
 
 class ThreadTeam {
  public:
@@ -62,4 +62,4 @@ class ThreadTeam {
 /// Pins the calling thread to one OS CPU; returns false when the OS refuses.
 bool pin_current_thread(int cpu);
 
-}  // namespace conveyor
+}  // namespace conveyor::core

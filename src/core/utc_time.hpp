@@ -5,7 +5,7 @@
 #include <ctime>
 #include <string>
 
-namespace conveyor {
+namespace conveyor::core {
 
 inline std::string utc_now_iso8601() {
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -16,4 +16,4 @@ inline std::string utc_now_iso8601() {
   return buffer;
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::core

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 const char* to_string(Msi s) {
   switch (s) {
@@ -23,4 +23,4 @@ std::string DataState::describe() const {
                      ld);
 }
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::data

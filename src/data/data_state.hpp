@@ -18,7 +18,7 @@ namespace conveyor::runtime {
 struct Task;
 }
 
-namespace conveyor::detail {
+namespace conveyor::data {
 
 /// MSI state of one replica. Modified: the only up-to-date replica besides other Shared ones made
 /// from it, and the host is stale; Shared: up to date; Invalid: stale or absent.
@@ -120,16 +120,4 @@ struct DataAccess {
   static DataState* state(const Data& data) { return data.state_.get(); }
 };
 
-}  // namespace conveyor::detail
-
-// The data layer's machinery (coherence, device memory, transfer statistics) is conveyor::data; it
-// works on these states, which stay in conveyor::detail because the public headers name them.
-namespace conveyor::data {
-using detail::DataAccess;
-using detail::DataState;
-using detail::kHostSpace;
-using detail::Msi;
-using detail::MsiCell;
-using detail::Replica;
-using detail::valid;
 }  // namespace conveyor::data

@@ -8,7 +8,7 @@
 
 #include "conveyor/codelet.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::device {
 
 inline constexpr std::size_t kDeviceKinds = 3;
 inline constexpr std::size_t index(DeviceKind kind) { return static_cast<std::size_t>(kind); }
@@ -52,11 +52,11 @@ struct TaskContextAccess {
     t.kernel_ = kernel;
   }
   /// CPU tasks: lets the implementation defer the task's end to `sink`.
-  static void allow_defer(TaskContext& t, CompletionSink* sink, void* task) {
+  static void allow_defer(TaskContext& t, detail::CompletionSink* sink, void* task) {
     t.sink_ = sink;
     t.task_ = task;
   }
   static bool deferred(const TaskContext& t) { return t.deferred_; }
 };
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::device

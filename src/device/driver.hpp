@@ -24,8 +24,8 @@ class Trace;
 
 /// What a simulated platform knows without measuring: the modelled time of a task on one of its
 /// processors and of an uncontended copy on its links. The model schedulers predict from it
-/// instead of learning histories (perfmodel::ModelStore), so that the scheduler sees the machine
-/// the simulation runs.
+/// instead of learning histories (runtime::perfmodel::ModelStore), so that the scheduler sees the
+/// machine the simulation runs.
 class ModelledCosts {
  public:
   /// Seconds of `codelet` on `device` ("cpu": one host core) for a task of `flops` (its cost
@@ -110,11 +110,11 @@ class DeviceDriver {
   virtual bool can_read_peer(const DeviceDriver& /*other*/) const { return false; }
   virtual void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
                             std::size_t bytes);
-  /// Fills the stream/queue/kernel fields of `ctx` (detail::TaskContextAccess::set_stream) and
+  /// Fills the stream/queue/kernel fields of `ctx` (device::TaskContextAccess::set_stream) and
   /// calls the codelet's implementation for this kind, which enqueues the work. The task's timing
   /// (with DriverConfig::trace or time_tasks) is a TimedOp named after the codelet, tagged with
   /// ctx.task_id().
-  virtual void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) = 0;
+  virtual void launch(const device::CodeletImpl& codelet, TaskContext& ctx) = 0;
   /// Arranges for `done(user, error)` to be called (from any thread) when all work enqueued so far
   /// has finished. Never blocks on the device.
   virtual void notify(DoneCallback done, void* user) = 0;

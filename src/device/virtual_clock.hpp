@@ -70,7 +70,7 @@ class VirtualClock {
 
   /// How long a CPU task takes on the modelled host (set by the platform). The TaskContext has the
   /// task's buffers and args.
-  std::function<double(const detail::CodeletImpl&, const TaskContext&)> cpu_task_seconds;
+  std::function<double(const device::CodeletImpl&, const TaskContext&)> cpu_task_seconds;
   /// Also run CPU implementations for real (correctness of small cases), besides modelling them.
   bool run_cpu_functions = false;
 

@@ -20,7 +20,7 @@
 
 #include "conveyor/error.hpp"
 #include "device/codelet_impl.hpp"
-#include "distributed/data_state.hpp"
+#include "distributed/distributed_data_state.hpp"
 #include "distributed/failure_guard.hpp"
 #include "distributed/mpi_transport.hpp"
 #include "distributed/reserved_memory.hpp"
@@ -54,7 +54,7 @@ Codelet comm_codelet(const char* name, Message::Kind kind,
   Codelet c(name);
   // On a simulated platform too the function runs (it only hands the message over), and the
   // transport, not the host's model, says how long the message takes.
-  detail::CodeletAccess::impl(c)->control = true;
+  device::CodeletAccess::impl(c)->control = true;
   c.cpu([transport, kind](const TaskContext& t) {
     auto a = t.args<CommArgs>();
     const Buffer& b = t.buffer(0);

@@ -14,7 +14,7 @@ FailureGuard::FailureGuard(std::shared_ptr<Transport> transport, std::vector<std
       workers_(std::make_shared<const std::vector<std::string>>(std::move(workers))) {}
 
 const Codelet& FailureGuard::guarded(const Codelet& codelet) {
-  const auto& impl = *detail::CodeletAccess::impl(codelet);
+  const auto& impl = *device::CodeletAccess::impl(codelet);
   const void* key = &impl;
   if (auto it = twins_.find(key); it != twins_.end()) return it->second.twin;
 

@@ -53,7 +53,7 @@ void run_simulated_cluster(const SimulatedClusterOptions& options,
   // clock leaves its CPU model to the clock's owner).
   auto clock = std::make_shared<device::VirtualClock>();
   auto node = std::make_shared<const device::simulated::PlatformSpec>(spec.node);
-  clock->cpu_task_seconds = [node](const detail::CodeletImpl& c, const TaskContext& ctx) {
+  clock->cpu_task_seconds = [node](const device::CodeletImpl& c, const TaskContext& ctx) {
     return node->host.seconds(c, ctx, "platform " + node->name + ", host");
   };
   clock->run_cpu_functions = options.runtime.platform_run_kernels;

@@ -132,7 +132,7 @@ bool ThreadMover::serve(LaneState& lane) {
 }
 
 void ThreadMover::copier_loop(int copier, int cpu) {
-  if (cpu >= 0) pin_current_thread(cpu);
+  if (cpu >= 0) core::pin_current_thread(cpu);
   const auto lanes = lanes_.size();
   int idle = 0;
   while (!stopping_.load(std::memory_order_relaxed)) {

@@ -78,7 +78,7 @@ template <typename T>
 T whole(const json& item, const char* key, const std::string& origin,
         std::optional<T> fallback = std::nullopt) {
   if (fallback && !item.contains(key)) return *fallback;
-  if (auto v = whole_number<T>(item.at(key))) return *v;
+  if (auto v = core::whole_number<T>(item.at(key))) return *v;
   throw UsageError(
       fmt::format("calibration {} is malformed ('{}' is {}, not a whole number from "
                   "{} to {}); {}",
@@ -265,7 +265,7 @@ Calibration Calibration::load(const std::filesystem::path& path,
 
 Calibration make_calibration(const ProbeResults& results) {
   Calibration cal;
-  cal.date = utc_now_iso8601();
+  cal.date = core::utc_now_iso8601();
   cal.machine = current_machine();
   std::map<std::string, std::string> names;
   for (const auto& d : all_devices()) names[d->info().id] = d->info().name;

@@ -1,5 +1,5 @@
 #pragma once
-// The sizes and repetitions one probe run uses, from the options (run.cpp, apps.cpp).
+// The sizes and repetitions one probe run uses, from the options (probe_run.cpp, apps.cpp).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -53,7 +53,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
   for (int threads : plan.threads) {
     if (options.progress)
       options.progress(fmt::format("cpu: plain STREAM kernels, {} threads", threads));
-    ThreadTeam team(threads, ThreadTeam::placement(threads, ThreadBinding::Scatter));
+    core::ThreadTeam team(threads, core::ThreadTeam::placement(threads, ThreadBinding::Scatter));
     for (StreamKernel k : kStreamKernels) {
       const BlockKernel kernel = stream_block_kernel(k, StreamVariant::Tuned, 3.0);
       const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), n);
@@ -65,7 +65,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
   }
 
   {  // One thread reading two blocks that stay in the cache, as a computing thread reads its ring.
-    ThreadTeam one(1, ThreadTeam::placement(1, ThreadBinding::Scatter));
+    core::ThreadTeam one(1, core::ThreadTeam::placement(1, ThreadBinding::Scatter));
     const std::size_t m = kNearBytes / sizeof(double);
     const BlockKernel dot = stream_block_kernel(StreamKernel::Dot, StreamVariant::Tuned, 0);
     const BlockArrays near{a.get(), b.get(), nullptr, m};

@@ -16,7 +16,7 @@ using runtime::Task;
 
 void Runtime::Impl::cpu_loop(Worker& w) {
   runtime_thread_of = this;
-  if (w.cpu >= 0) pin_current_thread(w.cpu);
+  if (w.cpu >= 0) core::pin_current_thread(w.cpu);
   std::unique_lock lock(mutex_);
   Task* t = nullptr;
   Ran ran = Ran::Done;
@@ -40,7 +40,7 @@ void Runtime::Impl::cpu_loop(Worker& w) {
 }
 
 Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
-  using detail::TaskContextAccess;
+  using device::TaskContextAccess;
   auto start = std::chrono::steady_clock::now();
   double trace_start = 0;
   t->worker = w.index;
@@ -49,7 +49,7 @@ Runtime::Impl::Ran Runtime::Impl::run_cpu(Worker& w, Task* t) {
   buffers.resize(t->accesses.size());
   try {
     for (std::size_t i = 0; i < t->accesses.size(); ++i) {
-      detail::DataState& d = *t->accesses[i].data;
+      data::DataState& d = *t->accesses[i].data;
       coherence_->prepare_host(d, t->accesses[i].mode);
       buffers[i] = {d.host, d.elem_size, d.rows, d.cols, d.ld};
     }
@@ -101,7 +101,7 @@ void Runtime::Impl::run_modelled_cpu(Worker& w, Task* t, TaskContext& ctx) {
   // Deferred: not done yet, and maybe finished already by another thread (finish_deferred commits
   // its writes); it must not be ended here too (found by bench/soak.sh: a rank on a simulated
   // platform ended its receives before the data came, and hung or crashed).
-  if (detail::TaskContextAccess::deferred(ctx)) return;
+  if (device::TaskContextAccess::deferred(ctx)) return;
   clock_->sleep_for(seconds);
   for (const auto& a : t->accesses)
     if (writes(a.mode)) coherence_->commit_host_write(*a.data);

@@ -14,7 +14,7 @@ using runtime::Task;
 
 Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t rows,
                                   std::size_t cols, std::size_t ld, std::string name,
-                                  detail::DataState* parent) {
+                                  data::DataState* parent) {
   std::string label = name.empty() ? "data" : fmt::format("'{}'", name);
   if (!ptr && rows * cols > 0) throw UsageError(fmt::format("register {}: null pointer", label));
   if (elem_size == 0) throw UsageError(fmt::format("register {}: element size 0", label));
@@ -22,7 +22,7 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
     throw UsageError(fmt::format("register {}: empty ({} x {})", label, rows, cols));
   if (ld < rows)
     throw UsageError(fmt::format("register {}: leading dimension {} < rows {}", label, ld, rows));
-  auto state = std::make_shared<detail::DataState>();
+  auto state = std::make_shared<data::DataState>();
   state->owner = this;
   state->elem_size = elem_size;
   state->rows = rows;
@@ -37,7 +37,7 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
     state->registry_slot = registry_.size();
     registry_.push_back(state);
   }
-  return detail::DataAccess::make(std::move(state));
+  return data::DataAccess::make(std::move(state));
 }
 
 bool Runtime::Impl::pin_host(void* ptr, std::size_t bytes) {
@@ -60,16 +60,16 @@ void Runtime::Impl::unpin_host(void* ptr) {
   pinned_.erase(it);
 }
 
-std::vector<std::shared_ptr<detail::DataState>> Runtime::Impl::registered() const {
+std::vector<std::shared_ptr<data::DataState>> Runtime::Impl::registered() const {
   std::lock_guard lock(registry_mutex_);
   return registry_;
 }
 
-detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use,
-                                             std::string_view task) const {
+data::DataState& Runtime::Impl::check_data(const Data& data, std::string_view use,
+                                           std::string_view task) const {
   // The message is built only on failure: submit checks every access of every task.
   auto where = [&] { return task.empty() ? std::string(use) : fmt::format("task '{}'", task); };
-  detail::DataState* d = detail::DataAccess::state(data);
+  data::DataState* d = data::DataAccess::state(data);
   if (!d) throw UsageError(fmt::format("{}: empty Data handle (never registered)", where()));
   if (d->owner != this)
     throw UsageError(fmt::format("{}: {} belongs to another runtime", where(), d->describe()));
@@ -80,7 +80,7 @@ detail::DataState& Runtime::Impl::check_data(const Data& data, std::string_view 
 
 TileGrid Runtime::Impl::partition(const Data& matrix, std::size_t tile_rows,
                                   std::size_t tile_cols) {
-  detail::DataState& m = check_data(matrix, "partition");
+  data::DataState& m = check_data(matrix, "partition");
   if (m.parent) throw UsageError(fmt::format("partition: {} is itself a tile", m.describe()));
   if (tile_rows == 0 || tile_cols == 0 || m.rows % tile_rows != 0 || m.cols % tile_cols != 0)
     throw UsageError(fmt::format("partition: tiles of {}x{} do not divide {} evenly", tile_rows,
@@ -122,7 +122,7 @@ TileGrid Runtime::Impl::partition(const Data& matrix, std::size_t tile_rows,
 }
 
 void Runtime::Impl::unpartition(TileGrid& grid) {
-  detail::DataState& m = check_data(grid.matrix, "unpartition");
+  data::DataState& m = check_data(grid.matrix, "unpartition");
   for (auto& tile : grid.tiles)
     if (tile.registered()) unregister(tile);
   std::lock_guard lock(mutex_);
@@ -130,7 +130,7 @@ void Runtime::Impl::unpartition(TileGrid& grid) {
 }
 
 void Runtime::Impl::unregister(Data& data) {
-  detail::DataState& d = check_data(data, "unregister");
+  data::DataState& d = check_data(data, "unregister");
   {
     std::lock_guard lock(mutex_);
     if (d.partitioned)

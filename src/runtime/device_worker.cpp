@@ -125,7 +125,7 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   if (w.prefetch_list.empty()) return looked;
   lock.unlock();
   try {
-    for (detail::DataState* d : w.prefetch_list)
+    for (data::DataState* d : w.prefetch_list)
       if (!coherence_->prefetch(*d, w.desc.space)) break;  // no free room: the rest load at launch
   } catch (const std::exception&) {
     // A copy that could not be enqueued: the task's launch copies (and reports) it.
@@ -143,7 +143,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
   for (Slot* s : done) {
     if (!s->error.empty()) continue;
     for (const auto& a : s->task->accesses) {
-      const detail::DataState& d = *a.data;
+      const data::DataState& d = *a.data;
       if (writes(a.mode) && d.last_writer == s->task && d.readers.empty())
         w.early_list.push_back(a.data);
     }
@@ -154,7 +154,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
   // tasks are not completed yet, so their data cannot be unregistered meanwhile; a task submitted
   // meanwhile that uses the data only makes the copy unneeded (or stale: it then lands as such).
   lock.unlock();
-  for (detail::DataState* d : w.early_list)
+  for (data::DataState* d : w.early_list)
     if (auto* wb = coherence_->begin_early_write_back(*d, w.desc.space)) out.push_back(wb);
   lock.lock();
 }
@@ -162,7 +162,7 @@ void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>&
 Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
   const int space = w.desc.space;
   TaskContext& ctx = w.context;
-  auto& buffers = detail::TaskContextAccess::buffers(ctx);
+  auto& buffers = device::TaskContextAccess::buffers(ctx);
   auto unpin_all = [&] {
     for (std::size_t i = 0; i < w.prepared; ++i)
       coherence_->unpin(*t->accesses[i].data, space, w.reservations[i]);
@@ -206,7 +206,7 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
       if (peer_source) w.peer_pins.emplace_back(a.data, peer_source);
       buffers[i] = {block, a.data->elem_size, a.data->rows, a.data->cols, a.data->rows};
     }
-    detail::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
+    device::TaskContextAccess::set_task(ctx, w.desc.kind, w.driver->id(), w.index, t->label(),
                                         t->id, {t->args.data(), t->args_bytes});
     w.driver->launch(*t->codelet, ctx);
     for (const auto& a : t->accesses) coherence_->finish_on_device(*a.data, space, a.mode);

@@ -47,16 +47,16 @@ DeviceCopy parse_device_copy(std::string_view text) {
 
 // ---- Codelet ----------------------------------------------------------------------------------
 
-Codelet::Codelet(std::string name) : impl_(std::make_shared<detail::CodeletImpl>()) {
+Codelet::Codelet(std::string name) : impl_(std::make_shared<device::CodeletImpl>()) {
   if (name.empty()) throw UsageError("a codelet needs a name");
   impl_->name = std::move(name);
 }
 Codelet& Codelet::cpu(TaskFunction fn) {
-  impl_->run[detail::index(DeviceKind::Cpu)] = std::move(fn);
+  impl_->run[device::index(DeviceKind::Cpu)] = std::move(fn);
   return *this;
 }
 Codelet& Codelet::cuda(TaskFunction launch) {
-  impl_->run[detail::index(DeviceKind::Cuda)] = std::move(launch);
+  impl_->run[device::index(DeviceKind::Cuda)] = std::move(launch);
   return *this;
 }
 Codelet& Codelet::opencl(OpenclProgram program, TaskFunction launch) {
@@ -65,7 +65,7 @@ Codelet& Codelet::opencl(OpenclProgram program, TaskFunction launch) {
         fmt::format("codelet '{}': give OpenCL source or a binary, not both", impl_->name));
   if (!launch) throw UsageError(fmt::format("codelet '{}': OpenCL launcher missing", impl_->name));
   impl_->program = std::move(program);
-  impl_->run[detail::index(DeviceKind::OpenCL)] = std::move(launch);
+  impl_->run[device::index(DeviceKind::OpenCL)] = std::move(launch);
   return *this;
 }
 Codelet& Codelet::flops(FlopsFunction fn) {

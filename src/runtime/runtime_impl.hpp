@@ -40,7 +40,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   bool pin_host(void* ptr, std::size_t bytes);
   void unpin_host(void* ptr);
   Data register_data(void* ptr, std::size_t elem_size, std::size_t rows, std::size_t cols,
-                     std::size_t ld, std::string name, detail::DataState* parent = nullptr);
+                     std::size_t ld, std::string name, data::DataState* parent = nullptr);
   TileGrid partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols);
   void unpartition(TileGrid& grid);
   void unregister(Data& data);
@@ -67,7 +67,7 @@ class Runtime::Impl final : public detail::CompletionSink {
     Worker* worker = nullptr;
     runtime::Task* task = nullptr;
     std::string error;
-    std::vector<std::pair<detail::DataState*, int>> peer_pins;  // sources of peer copies
+    std::vector<std::pair<data::DataState*, int>> peer_pins;  // sources of peer copies
     std::vector<int> reservations;  // per access, as CoherenceEngine::reserve_on_device said
   };
   struct Worker {
@@ -95,11 +95,11 @@ class Runtime::Impl final : public detail::CompletionSink {
     // cannot keep evicting each other's buffers.
     runtime::Task* waiting = nullptr;
     std::size_t prepared = 0;  ///< accesses of `waiting` (or the task being launched) reserved
-    std::vector<std::pair<detail::DataState*, int>> peer_pins;
+    std::vector<std::pair<data::DataState*, int>> peer_pins;
     std::vector<int> reservations;
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
-    std::vector<detail::DataState*> prefetch_list;  ///< reused by prefetch_queued
-    std::vector<detail::DataState*> early_list;     ///< reused by begin_early_write_backs
+    std::vector<data::DataState*> prefetch_list;  ///< reused by prefetch_queued
+    std::vector<data::DataState*> early_list;     ///< reused by begin_early_write_backs
   };
 
   // The constructor's steps, in order. open_drivers returns the simulated platform's host cores
@@ -165,11 +165,11 @@ class Runtime::Impl final : public detail::CompletionSink {
   void record_failure(const runtime::Task* t, std::string_view where, std::string_view what);
 
   /// The data's state; throws UsageError naming `use` (or the task `task`, when given).
-  detail::DataState& check_data(const Data& data, std::string_view use,
-                                std::string_view task = {}) const;
+  data::DataState& check_data(const Data& data, std::string_view use,
+                              std::string_view task = {}) const;
   /// Brings every registered data home; returns the first failure ("" when all came home).
   std::string write_back_all();
-  std::vector<std::shared_ptr<detail::DataState>> registered() const;
+  std::vector<std::shared_ptr<data::DataState>> registered() const;
 
   RuntimeOptions options_;
   std::chrono::steady_clock::time_point epoch_;
@@ -177,12 +177,12 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::unique_ptr<device::Trace> trace_;
   std::unique_ptr<data::TransferStats> transfer_stats_;
   std::unique_ptr<data::CoherenceEngine> coherence_;
-  std::shared_ptr<void> platform_;                 // a simulated platform (keeps its clock alive)
-  device::VirtualClock* clock_ = nullptr;          // the simulated platform's, else null
-  std::unique_ptr<perfmodel::ModelStore> models_;  // model schedulers only
+  std::shared_ptr<void> platform_;         // a simulated platform (keeps its clock alive)
+  device::VirtualClock* clock_ = nullptr;  // the simulated platform's, else null
+  std::unique_ptr<runtime::perfmodel::ModelStore> models_;  // model schedulers only
 
   mutable std::mutex registry_mutex_;
-  std::vector<std::shared_ptr<detail::DataState>> registry_;
+  std::vector<std::shared_ptr<data::DataState>> registry_;
   std::map<void*, device::DeviceDriver*> pinned_;  // pin_host ranges and who pinned them
 
   mutable std::mutex mutex_;

@@ -101,7 +101,7 @@ void Runtime::Impl::make_workers(int cpus) {
   std::vector<int> placement;
   if (options_.pin && cpus > 0 && !clock_) {  // simulated cores need no pinning
     try {
-      placement = ThreadTeam::placement(cpus, ThreadBinding::Compact);
+      placement = core::ThreadTeam::placement(cpus, ThreadBinding::Compact);
     } catch (const UsageError&) {
       placement.clear();  // more workers than hardware threads: let the OS place them
     }
@@ -118,7 +118,7 @@ void Runtime::Impl::make_workers(int cpus) {
     w->index = static_cast<int>(workers_.size());
     w->driver = drivers_[s].get();
     w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
-               w->driver->id(), perfmodel::shares_host_cores(w->driver->id())};
+               w->driver->id(), runtime::perfmodel::shares_host_cores(w->driver->id())};
     for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
@@ -142,8 +142,8 @@ void Runtime::Impl::make_scheduler() {
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
   if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
-    models_ = std::make_unique<perfmodel::ModelStore>(options_.perf_models, options_.calibration,
-                                                      raw_drivers());
+    models_ = std::make_unique<runtime::perfmodel::ModelStore>(options_.perf_models,
+                                                               options_.calibration, raw_drivers());
     context.models = &models_->models();
     context.calibrate = options_.calibrate;
     context.now = [this] { return now_s(); };

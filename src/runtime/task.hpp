@@ -16,7 +16,7 @@
 namespace conveyor::runtime {
 
 struct TaskAccess {
-  detail::DataState* data = nullptr;
+  data::DataState* data = nullptr;
   Access mode = Access::Read;
 };
 
@@ -27,7 +27,7 @@ struct Task {
 
   TaskId id = 0;
   Kind kind = Kind::Compute;
-  std::shared_ptr<detail::CodeletImpl> codelet;  ///< null for acquires
+  std::shared_ptr<device::CodeletImpl> codelet;  ///< null for acquires
   std::string name;
   int priority = 0;
   std::vector<TaskAccess> accesses;

@@ -17,33 +17,33 @@ using runtime::Task;
 
 TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess> accesses,
                              int priority, std::string_view name, std::span<const std::byte> args) {
-  const auto& impl = detail::CodeletAccess::impl(codelet);
+  const auto& impl = device::CodeletAccess::impl(codelet);
   std::string_view label = name.empty() ? std::string_view(impl->name) : name;
   scheduler_->check(*impl);
   if (args.size() > runtime::kMaxArgsBytes)
     throw UsageError(fmt::format("task '{}': args of {} bytes (at most {})", label, args.size(),
                                  runtime::kMaxArgsBytes));
   for (std::size_t i = 0; i < accesses.size(); ++i) {
-    detail::DataState& d = check_data(accesses[i].data, {}, label);
+    data::DataState& d = check_data(accesses[i].data, {}, label);
     for (std::size_t j = 0; j < i; ++j)
-      if (detail::DataAccess::state(accesses[j].data) == &d)
+      if (data::DataAccess::state(accesses[j].data) == &d)
         throw UsageError(fmt::format("task '{}': {} given twice", label, d.describe()));
   }
 
   std::unique_lock lock(mutex_);
   if (submitted_ - finished_ >= options_.max_submitted) wait_for_room(lock);
   for (const auto& a : accesses)
-    if (detail::DataAccess::state(a.data)->partitioned)
+    if (data::DataAccess::state(a.data)->partitioned)
       throw UsageError(
           fmt::format("task '{}': {} is partitioned into tiles; use its tiles or "
                       "unpartition it",
-                      label, detail::DataAccess::state(a.data)->describe()));
+                      label, data::DataAccess::state(a.data)->describe()));
   Task* t = pool_.get();
   t->id = ++next_id_;
   t->codelet = impl;
   t->name.assign(name);
   t->priority = priority;
-  for (const auto& a : accesses) t->accesses.push_back({detail::DataAccess::state(a.data), a.mode});
+  for (const auto& a : accesses) t->accesses.push_back({data::DataAccess::state(a.data), a.mode});
   if (!args.empty()) std::memcpy(t->args.data(), args.data(), args.size());
   t->args_bytes = args.size();
   ++submitted_;
@@ -71,7 +71,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
     ++t->pending;
   };
   for (const auto& a : t->accesses) {
-    detail::DataState& d = *a.data;
+    data::DataState& d = *a.data;
     edge(d.last_writer);
     if (writes(a.mode)) {
       for (Task* r : d.readers) edge(r);
@@ -129,7 +129,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     ready_stack_.pop_back();
     bool bad = failed || task->cancelled;
     for (const auto& a : task->accesses) {
-      detail::DataState& d = *a.data;
+      data::DataState& d = *a.data;
       if (bad && writes(a.mode)) d.poisoned = true;
       if (d.last_writer == task) d.last_writer = nullptr;
       auto it = std::find(d.readers.begin(), d.readers.end(), task);
@@ -210,7 +210,7 @@ void Runtime::Impl::wait_all() {
 }
 
 Task* Runtime::Impl::acquire(const Data& data, Access mode) {
-  detail::DataState& d = check_data(data, "acquire");
+  data::DataState& d = check_data(data, "acquire");
   Task* t = nullptr;
   {
     std::unique_lock lock(mutex_);

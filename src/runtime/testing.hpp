@@ -7,7 +7,7 @@
 #include "conveyor/runtime.hpp"
 #include "runtime/runtime_impl.hpp"
 
-namespace conveyor::detail {
+namespace conveyor::runtime {
 
 struct RuntimeAccess {
   static std::unique_ptr<Runtime> make(RuntimeOptions options,
@@ -17,4 +17,4 @@ struct RuntimeAccess {
   }
 };
 
-}  // namespace conveyor::detail
+}  // namespace conveyor::runtime

@@ -26,7 +26,7 @@ std::vector<int> spare_cpus(const std::vector<int>& used) {
   if (used.empty()) return spare;
   int cpus = static_cast<int>(std::thread::hardware_concurrency());
   try {
-    for (int cpu : ThreadTeam::placement(cpus, ThreadBinding::Scatter))
+    for (int cpu : core::ThreadTeam::placement(cpus, ThreadBinding::Scatter))
       if (std::find(used.begin(), used.end(), cpu) == used.end()) spare.push_back(cpu);
   } catch (const Error&) {
   }
@@ -62,8 +62,8 @@ struct Pipeline::Lane {
 
 struct Pipeline::Team {
   Team(int threads, ThreadBinding binding)
-      : team(threads, ThreadTeam::placement(threads, binding)) {}
-  ThreadTeam team;
+      : team(threads, core::ThreadTeam::placement(threads, binding)) {}
+  core::ThreadTeam team;
 };
 
 Pipeline::Pipeline(std::unique_ptr<Mover> mover, PipelineConfig config)

@@ -230,7 +230,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   const std::size_t steps = o.threads.size() * o.kernels.size();
   std::size_t step = 0;
   for (int threads : o.threads) {
-    ThreadTeam team(threads, ThreadTeam::placement(threads, o.binding));
+    core::ThreadTeam team(threads, core::ThreadTeam::placement(threads, o.binding));
     for (StreamKernel k : o.kernels) {
       tell(o.progress, "thread counts x kernels", step++, steps);
       const BlockKernel kernel = stream_block_kernel(k, o.variant, scalar);

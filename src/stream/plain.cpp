@@ -24,7 +24,7 @@ HostArray allocate_array(std::size_t n) {
 
 void fill_arrays(double* a, double* b, double* c, std::size_t n, int threads,
                  ThreadBinding binding) {
-  ThreadTeam init(threads, ThreadTeam::placement(threads, binding));
+  core::ThreadTeam init(threads, core::ThreadTeam::placement(threads, binding));
   const std::size_t chunk = (n + threads - 1) / threads;
   init.run([&](int m) {
     const std::size_t lo = std::min(n, chunk * static_cast<std::size_t>(m));
@@ -33,7 +33,7 @@ void fill_arrays(double* a, double* b, double* c, std::size_t n, int threads,
   });
 }
 
-double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays) {
+double plain_run(core::ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays) {
   const auto threads = static_cast<std::size_t>(team.size());
   std::vector<double> partial(threads, 0.0);
   const std::size_t chunk = ((arrays.n + threads - 1) / threads + 7) / 8 * 8;

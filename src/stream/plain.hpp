@@ -8,9 +8,11 @@
 
 #include "conveyor/pipeline.hpp"
 
-namespace conveyor {
-
+namespace conveyor::core {
 class ThreadTeam;
+}
+
+namespace conveyor {
 
 struct FreeArray {
   void operator()(double* p) const { std::free(p); }
@@ -26,6 +28,6 @@ void fill_arrays(double* a, double* b, double* c, std::size_t n, int threads,
 
 /// The plain kernel on the far arrays, one contiguous chunk per team member (whole cache lines, as
 /// Pipeline cuts them); returns the sum of the partial results (the dot product for Dot).
-double plain_run(ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays);
+double plain_run(core::ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays);
 
 }  // namespace conveyor

@@ -8,8 +8,8 @@ class CpuDevice final : public Device {
  public:
   CpuDevice();
   std::unique_ptr<StreamArrays> make_stream_arrays(
-      const StreamConfig& config) override;                   // stream.cpp
-  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
+      const StreamConfig& config) override;                   // cpu_stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // cpu_probe.cpp
 };
 
 }  // namespace conveyor::cpu

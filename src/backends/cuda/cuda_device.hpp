@@ -13,10 +13,10 @@ class CudaDevice final : public Device, public device::DriverSource {
   int ordinal() const { return ordinal_; }
 
   std::unique_ptr<StreamArrays> make_stream_arrays(
-      const StreamConfig& config) override;                   // stream.cpp
-  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe.cpp
+      const StreamConfig& config) override;                   // cuda_stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // cuda_probe.cpp
   std::unique_ptr<device::DeviceDriver> make_driver(
-      const device::DriverConfig& config) override;  // runtime_driver.cpp
+      const device::DriverConfig& config) override;  // cuda_runtime_driver.cpp
   std::unique_ptr<DeviceStream> make_device_stream(
       const DeviceStreamConfig& config) override;  // pipeline.cpp
 

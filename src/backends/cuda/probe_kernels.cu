@@ -66,7 +66,7 @@ __global__ void md5_kernel(const uint4* messages, uint4* digests, std::size_t co
       m[q * 4 + 3] = v.w;
     }
     std::uint32_t digest[4];
-    md5_64(m, digest);
+    core::md5_64(m, digest);
     digests[i] = make_uint4(digest[0], digest[1], digest[2], digest[3]);
   }
 }

@@ -15,10 +15,10 @@ class OpenCLDevice final : public Device, public device::DriverSource {
   OpenCLDevice(DeviceFacts facts, DeviceInfo info);
 
   std::unique_ptr<StreamArrays> make_stream_arrays(
-      const StreamConfig& config) override;                   // stream.cpp
-  std::unique_ptr<ProbeTarget> make_probe_target() override;  // probe_target.cpp
+      const StreamConfig& config) override;                   // opencl_stream.cpp
+  std::unique_ptr<ProbeTarget> make_probe_target() override;  // opencl_probe_target.cpp
   std::unique_ptr<device::DeviceDriver> make_driver(
-      const device::DriverConfig& config) override;  // runtime_driver.cpp
+      const device::DriverConfig& config) override;  // opencl_runtime_driver.cpp
   std::unique_ptr<DeviceStream> make_device_stream(
       const DeviceStreamConfig& config) override;  // pipeline.cpp
 

@@ -71,7 +71,7 @@ double Rate::gflops(double flops) const {
   return g0 + (g1 - g0) * std::log(flops / f0) / std::log(f1 / f0);
 }
 
-double ComputeModel::seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
+double ComputeModel::seconds(const device::CodeletImpl& codelet, const TaskContext& ctx,
                              const std::string& where) const {
   double s = launch_us * 1e-6;
   auto it = gflops.find(codelet.name);
@@ -280,7 +280,7 @@ Platform::Platform(PlatformSpec spec, int devices, bool run_kernels,
       throw UsageError(fmt::format("platform file {}: 'links' give no route between host and {}",
                                    spec_.path, spec_.devices[d].id));
   if (!clock) {
-    clock_->cpu_task_seconds = [this](const detail::CodeletImpl& c, const TaskContext& ctx) {
+    clock_->cpu_task_seconds = [this](const device::CodeletImpl& c, const TaskContext& ctx) {
       return spec_.host.seconds(c, ctx, "platform " + spec_.name + ", host");
     };
     clock_->run_cpu_functions = run_kernels_;

@@ -36,7 +36,7 @@ struct ComputeModel {
 
   /// Seconds for `codelet` on buffers of `ctx`; throws UsageError naming `where` when the platform
   /// has no model for it.
-  double seconds(const detail::CodeletImpl& codelet, const TaskContext& ctx,
+  double seconds(const device::CodeletImpl& codelet, const TaskContext& ctx,
                  const std::string& where) const;
   /// The same from the task's shape (`flops` < 0: the codelet has no cost function); < 0 when
   /// the model does not cover the codelet.

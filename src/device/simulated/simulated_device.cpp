@@ -154,8 +154,8 @@ void SimulatedDevice::enqueue_peer(void* dst, const DeviceDriver& src_driver, co
     platform_->clock().at(end, [dst, src, bytes] { std::memcpy(dst, src, bytes); });
 }
 
-void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ctx) {
-  detail::TaskContextAccess::set_stream(ctx, this);
+void SimulatedDevice::launch(const device::CodeletImpl& codelet, TaskContext& ctx) {
+  device::TaskContextAccess::set_stream(ctx, this);
   double start = std::max(lane_ready(), copies_in_end_s_);
   double end = start + spec_.compute.seconds(
                            codelet, ctx, "platform " + platform_->spec().name + ", " + spec_.id);
@@ -183,7 +183,7 @@ void SimulatedDevice::launch(const detail::CodeletImpl& codelet, TaskContext& ct
     throw UsageError(fmt::format("codelet '{}' has no CPU implementation to run on simulated {}",
                                  codelet.name, spec_.id));
   TaskContext copy = ctx;
-  const detail::CodeletImpl* c = &codelet;
+  const device::CodeletImpl* c = &codelet;
   platform_->clock().at(end, [this, c, copy] {
     try {
       c->fn(DeviceKind::Cpu)(copy);

@@ -38,7 +38,7 @@ class SimulatedDevice final : public DeviceDriver {
   bool can_read_peer(const DeviceDriver& other) const override { return can_peer_from(other); }
   void enqueue_peer(void* dst, const DeviceDriver& src_driver, const void* src,
                     std::size_t bytes) override;
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override;
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override;
   void notify(DoneCallback done, void* user) override;
   void drain_trace(std::vector<TimedOp>& out) override;
   VirtualClock* virtual_clock() override { return &platform_->clock(); }

@@ -6,7 +6,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 
 std::uint32_t memmove_flags(bool cache_control, bool block_on_fault) {
   std::uint32_t flags = IDXD_OP_FLAG_CRAV | IDXD_OP_FLAG_RCR;
@@ -134,4 +134,4 @@ const WorkQueueInfo& select_work_queue(const std::vector<WorkQueueInfo>& queues,
   throw UsageError("no DSA work queue found: " + why);
 }
 
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 
 static_assert(sizeof(dsa_hw_desc) == 64, "a DSA descriptor is one 64-byte portal write");
 static_assert(sizeof(dsa_completion_record) == 32, "a DSA completion record is 32 bytes");
@@ -53,4 +53,4 @@ struct WorkQueueInfo {
 const WorkQueueInfo& select_work_queue(const std::vector<WorkQueueInfo>& queues,
                                        std::string_view wanted);
 
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

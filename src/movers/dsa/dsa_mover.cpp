@@ -17,7 +17,7 @@
 #include "movers/dsa/descriptor.hpp"
 #include "movers/spin_wait.hpp"
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 namespace {
 
 // Every work queue accel-config knows, with the facts select_work_queue() decides by.
@@ -189,4 +189,4 @@ std::unique_ptr<Mover> make_dsa_mover(const MoverOptions& options) {
   return std::make_unique<DsaMover>(std::move(wq), portal, fd);
 }
 
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

@@ -7,9 +7,9 @@
 
 #include "conveyor/mover.hpp"
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 
 /// Throws UsageError "no DSA work queue found: ..." when there is none to use.
 std::unique_ptr<Mover> make_dsa_mover(const MoverOptions& options);
 
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

@@ -2,7 +2,7 @@
 #include "conveyor/error.hpp"
 #include "movers/dsa/dsa_mover.hpp"
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 
 std::unique_ptr<Mover> make_dsa_mover(const MoverOptions&) {
   throw UsageError(
@@ -10,4 +10,4 @@ std::unique_ptr<Mover> make_dsa_mover(const MoverOptions&) {
       "(install libaccel-config-dev, reconfigure with CONVEYOR_WITH_DSA=AUTO or ON)");
 }
 
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

@@ -8,7 +8,8 @@
 namespace conveyor {
 
 nlohmann::json describe_models(const std::filesystem::path& file) {
-  perfmodel::PerfModels models = perfmodel::PerfModels::load(file, current_machine());
+  runtime::perfmodel::PerfModels models =
+      runtime::perfmodel::PerfModels::load(file, current_machine());
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& row : models.rows()) {
     const auto* fit = models.fit(row.codelet, row.device);

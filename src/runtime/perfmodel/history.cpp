@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 std::uint32_t footprint(std::span<const std::size_t> buffer_bytes) {
   std::uint32_t h = 2166136261u;
@@ -154,4 +154,4 @@ PowerFit fit_power(std::span<const std::pair<double, double>> points) {
   return fit;
 }
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

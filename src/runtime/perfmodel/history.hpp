@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 /// FNV-1a over the byte sizes of a task's buffers, in access order: tasks of one codelet on
 /// buffers of the same shapes share a footprint (StarPU's "footprint" idea).
@@ -67,4 +67,4 @@ struct PowerFit {
 /// time (the fixed cost per task); one point gives a line through the origin, two an exact power.
 PowerFit fit_power(std::span<const std::pair<double, double>> points);
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

@@ -14,7 +14,7 @@
 #include "core/json_number.hpp"
 #include "core/utc_time.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 using nlohmann::json;
 
@@ -30,7 +30,7 @@ json history_json(const History& h) {
 
 /// A count member (core/json_number.hpp: a float or a negative number is refused, not cast).
 std::uint64_t count(const json& j, const char* key) {
-  if (auto v = whole_number<std::uint64_t>(j.at(key))) return *v;
+  if (auto v = core::whole_number<std::uint64_t>(j.at(key))) return *v;
   throw UsageError(
       fmt::format("'{}' is {}, not a whole number of at least 0", key, j.at(key).dump()));
 }
@@ -194,7 +194,7 @@ PerfModels PerfModels::from_json(const json& doc, const std::string& origin) {
   if (!doc.is_object() || !doc.contains("conveyor_perfmodels"))
     throw UsageError(fmt::format("performance models {} are not a Conveyor models file; {}", origin,
                                  kRemeasure));
-  int schema = whole_number<int>(doc.at("conveyor_perfmodels")).value_or(-1);
+  int schema = core::whole_number<int>(doc.at("conveyor_perfmodels")).value_or(-1);
   if (schema != kModelsSchema)
     throw UsageError(fmt::format("performance models {} have schema {}, this conveyor reads {}; {}",
                                  origin, schema, kModelsSchema, kRemeasure));
@@ -243,7 +243,7 @@ void PerfModels::save(const std::filesystem::path& path) const {
   if (ec)
     throw Error(fmt::format("cannot write performance models {}: {}", path.string(), ec.message()));
   PerfModels copy = *this;
-  copy.date = utc_now_iso8601();
+  copy.date = core::utc_now_iso8601();
   // Two runtimes ending at once each write a whole file; the last rename wins.
   write_file_whole(path, copy.to_json().dump(1) + "\n", "performance models");
 }
@@ -273,7 +273,7 @@ PerfModels PerfModels::load(const std::filesystem::path& path, const MachineFing
   return m;
 }
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel
 
 namespace conveyor {
 

@@ -18,7 +18,7 @@
 #include "conveyor/models.hpp"  // default_models_path()
 #include "runtime/perfmodel/history.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 /// Bumped when the file layout changes; a file of another schema is not used.
 inline constexpr int kModelsSchema = 1;
@@ -134,4 +134,4 @@ class PerfModels {
   Oracle oracle_;
 };
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

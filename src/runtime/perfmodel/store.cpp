@@ -13,7 +13,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/records.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 namespace {
 
@@ -149,4 +149,4 @@ bool shares_host_cores(const std::string& id) {
   return false;
 }
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

@@ -11,7 +11,7 @@
 #include "device/driver.hpp"
 #include "runtime/perfmodel/models.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 
 class ModelStore {
  public:
@@ -44,4 +44,4 @@ bool shares_host_cores(const std::string& id);
 /// Latency and bandwidth of copies from `driver` to the host, timed now (a few small copies).
 LinkModel measure_link(device::DeviceDriver& driver);
 
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

@@ -337,7 +337,7 @@ class ModelScheduler final : public Scheduler {
 
   TaskShape shape(const Task& task) {
     sizes_.clear();
-    auto& buffers = detail::TaskContextAccess::buffers(shape_ctx_);
+    auto& buffers = device::TaskContextAccess::buffers(shape_ctx_);
     buffers.resize(task.accesses.size());
     TaskShape s;
     for (std::size_t i = 0; i < task.accesses.size(); ++i) {
@@ -348,7 +348,7 @@ class ModelScheduler final : public Scheduler {
     }
     s.footprint = perfmodel::footprint(sizes_);
     if (task.codelet->flops) {
-      detail::TaskContextAccess::set_task(shape_ctx_, DeviceKind::Cpu, "", -1, task.label(),
+      device::TaskContextAccess::set_task(shape_ctx_, DeviceKind::Cpu, "", -1, task.label(),
                                           task.id, {task.args.data(), task.args_bytes});
       try {
         s.flops = task.codelet->flops(shape_ctx_);

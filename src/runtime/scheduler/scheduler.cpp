@@ -45,14 +45,14 @@ Scheduler::Scheduler(SchedulerContext context) : context_(std::move(context)) {
   }
 }
 
-KindMask Scheduler::runnable(const detail::CodeletImpl& c) const {
+KindMask Scheduler::runnable(const device::CodeletImpl& c) const {
   KindMask m = 0;
-  for (std::size_t k = 0; k < detail::kDeviceKinds; ++k)
+  for (std::size_t k = 0; k < device::kDeviceKinds; ++k)
     if (c.run[k]) m |= 1u << k;
   return m & present_;
 }
 
-bool Scheduler::offloaded(const detail::CodeletImpl& codelet) const {
+bool Scheduler::offloaded(const device::CodeletImpl& codelet) const {
   return context_.offload.find(codelet.name) != context_.offload.end();
 }
 
@@ -70,7 +70,7 @@ std::size_t Scheduler::bytes_missing(const Task& task, int space) const {
   return bytes;
 }
 
-void Scheduler::check(const detail::CodeletImpl& codelet) const {
+void Scheduler::check(const device::CodeletImpl& codelet) const {
   if (runnable(codelet) == 0) {
     std::string kinds;
     for (const auto& w : context_.workers)

@@ -18,7 +18,7 @@
 #include "data/coherence.hpp"
 #include "runtime/task.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 class PerfModels;
 }
 
@@ -65,7 +65,7 @@ class Scheduler {
   virtual ~Scheduler() = default;
 
   /// Throws UsageError when tasks of `codelet` could never run under this policy.
-  virtual void check(const detail::CodeletImpl& codelet) const;
+  virtual void check(const device::CodeletImpl& codelet) const;
   /// Places a ready task; returns where, so that the runtime wakes a worker that can take it.
   Placement push(Task* task);
   /// The highest-priority task this worker may take, or nullptr (then on_start follows).
@@ -101,10 +101,10 @@ class Scheduler {
   virtual bool keeps_offloaded_on_devices() const { return false; }
 
   /// Kinds of the workers present that the codelet has implementations for.
-  KindMask runnable(const detail::CodeletImpl& codelet) const;
+  KindMask runnable(const device::CodeletImpl& codelet) const;
   KindMask present() const { return present_; }
   KindMask device_kinds() const { return present_ & ~kCpuMask; }
-  bool offloaded(const detail::CodeletImpl& codelet) const;
+  bool offloaded(const device::CodeletImpl& codelet) const;
   /// Bytes of the task's data valid in `space` already, and bytes it would have to copy there.
   std::size_t bytes_valid(const Task& task, int space) const;
   std::size_t bytes_missing(const Task& task, int space) const;

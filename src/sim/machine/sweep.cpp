@@ -166,9 +166,7 @@ SweepPlan plan_sweep(const SweepRequest& o) {
   return plan;
 }
 
-void run_sweep(SweepPlan& plan) {
-  run_jobs(plan.jobs, plan.threads, plan.programs, plan.progress);
-}
+void run_sweep(SweepPlan& plan) { run_jobs(plan.jobs, plan.threads, plan.programs, plan.progress); }
 
 nlohmann::json sweep_options_record(const SweepPlan& plan) {
   nlohmann::json options = to_json(plan.base);

@@ -23,7 +23,7 @@ std::string hex(const std::uint8_t* digest) {
 
 std::string md5_hex(const std::string& text) {
   std::uint8_t digest[16];
-  md5_bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), digest);
+  core::md5_bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), digest);
   return hex(digest);
 }
 
@@ -55,11 +55,11 @@ TEST(Md5, SixtyFourByteMessageMatchesTheGeneralDigest) {
   for (int trial = 0; trial < 50; ++trial) {
     std::uint8_t message[64], expected[16], got[16];
     for (auto& b : message) b = static_cast<std::uint8_t>(rng());
-    md5_bytes(message, 64, expected);
+    core::md5_bytes(message, 64, expected);
     std::uint32_t words[16], state[4];
-    md5_load_words(message, words);
-    md5_64(words, state);
-    md5_store_digest(state, got);
+    core::md5_load_words(message, words);
+    core::md5_64(words, state);
+    core::md5_store_digest(state, got);
     ASSERT_EQ(hex(got), hex(expected)) << "trial " << trial;
   }
 }

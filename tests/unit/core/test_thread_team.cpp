@@ -8,7 +8,7 @@
 #include "conveyor/topology.hpp"
 #include "core/thread_team.hpp"
 
-namespace conveyor {
+namespace conveyor::core {
 namespace {
 
 int hardware_threads() {
@@ -63,4 +63,4 @@ TEST(ThreadTeam, PinnedMembersRunOnTheirCpus) {
 }
 
 }  // namespace
-}  // namespace conveyor
+}  // namespace conveyor::core

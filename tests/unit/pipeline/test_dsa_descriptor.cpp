@@ -6,7 +6,7 @@
 #include "conveyor/error.hpp"
 #include "movers/dsa/descriptor.hpp"
 
-namespace conveyor::dsa {
+namespace conveyor::movers::dsa {
 namespace {
 
 template <typename T>
@@ -89,4 +89,4 @@ TEST(DsaWorkQueue, SelectsTheFirstUsableUserQueue) {
 }
 
 }  // namespace
-}  // namespace conveyor::dsa
+}  // namespace conveyor::movers::dsa

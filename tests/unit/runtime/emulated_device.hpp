@@ -134,10 +134,10 @@ class EmulatedDevice final : public device::DeviceDriver {
       if (error_.empty()) error_ = source.lane_error();
     });
   }
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
-    detail::TaskContextAccess::set_stream(ctx, this);
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
+    device::TaskContextAccess::set_stream(ctx, this);
     TaskContext copy = ctx;
-    const detail::CodeletImpl* c = &codelet;
+    const device::CodeletImpl* c = &codelet;
     push([this, c, copy] {
       double start = now_us();
       std::string error;
@@ -292,7 +292,7 @@ inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, in
   for (int i = 0; i < devices; ++i)
     drivers.push_back(
         std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30, inline_lanes));
-  return detail::RuntimeAccess::make(std::move(options), std::move(drivers));
+  return runtime::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 
 }  // namespace conveyor::test

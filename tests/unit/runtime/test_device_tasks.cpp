@@ -160,7 +160,7 @@ TEST(RuntimeDeviceTasks, PinnedHostMemoryStaysPinnedUntilUnpinnedOrTheEnd) {
   std::shared_ptr<test::PinLog> log = device->pin_log();
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::move(device));
-  auto rt = detail::RuntimeAccess::make(offload_options(Coherence::Coherent), std::move(drivers));
+  auto rt = runtime::RuntimeAccess::make(offload_options(Coherence::Coherent), std::move(drivers));
 
   const std::size_t n = 30, ld = 32;
   std::vector<double> a(ld * n, 1.0), kept(64, 1.0);

@@ -158,7 +158,7 @@ TEST(FaultInjection, ADeviceThatRefusesMemoryFailsTheTaskAndLosesNothing) {
   device->fail_allocations_from_ = 0;
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::move(device));
-  auto rt = detail::RuntimeAccess::make(device_only(), std::move(drivers));
+  auto rt = runtime::RuntimeAccess::make(device_only(), std::move(drivers));
   Outcome o = run(*rt, faulty);
   EXPECT_NE(o.error.find("emulated allocation failure"), std::string::npos) << o.error;
   EXPECT_NE(o.error.find("add_one"), std::string::npos) << o.error;
@@ -199,7 +199,7 @@ Rig make_rig(const Platform& p) {
                                                              p.inline_lanes));
     if (i == 0) rig.faulty = static_cast<test::EmulatedDevice*>(drivers.back().get());
   }
-  rig.rt = detail::RuntimeAccess::make(std::move(o), std::move(drivers));
+  rig.rt = runtime::RuntimeAccess::make(std::move(o), std::move(drivers));
   return rig;
 }
 
@@ -326,7 +326,7 @@ TEST(FaultInjection, AOneOffCopyFailureLeavesNoHalfFilledReplicaBehind) {
     std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
     drivers.push_back(std::make_unique<test::EmulatedDevice>("emu:0", 1ull << 30, inline_lanes));
     static_cast<test::EmulatedDevice&>(*drivers[0]).fail_h2d_once_at_ = 0;  // x's, for "first"
-    auto rt = detail::RuntimeAccess::make(device_only(), std::move(drivers));
+    auto rt = runtime::RuntimeAccess::make(device_only(), std::move(drivers));
     std::vector<int> x(kLength), first(kLength, -1), second(kLength, -1);
     std::iota(x.begin(), x.end(), 1);
     const std::vector<int> original = x;

@@ -20,8 +20,8 @@
 namespace conveyor {
 namespace {
 
-using perfmodel::PerfModels;
-using perfmodel::TaskShape;
+using runtime::perfmodel::PerfModels;
+using runtime::perfmodel::TaskShape;
 
 constexpr std::size_t kElems = 1000;  // one vector of doubles per task
 constexpr int kTasks = 16;
@@ -63,7 +63,7 @@ std::filesystem::path write_models(const std::string& name, const Synthetic& s, 
   std::vector<std::size_t> sizes;
   if (gate) sizes.push_back(sizeof(double));
   sizes.push_back(kElems * sizeof(double));
-  TaskShape shape{perfmodel::footprint(sizes), 0, 0};
+  TaskShape shape{runtime::perfmodel::footprint(sizes), 0, 0};
   for (auto b : sizes) shape.bytes += b;
   for (int i = 0; i < 20; ++i) {
     m.record("work", "cpu", shape, s.cpu_ms * 1e-3);

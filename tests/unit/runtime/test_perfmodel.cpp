@@ -13,7 +13,7 @@
 #include "runtime/perfmodel/models.hpp"
 #include "scratch_dir.hpp"
 
-namespace conveyor::perfmodel {
+namespace conveyor::runtime::perfmodel {
 namespace {
 
 // One private directory per test process, removed at exit.
@@ -219,4 +219,4 @@ TEST(PerfModelLink, LatencyPlusBytesOverBandwidth) {
 }
 
 }  // namespace
-}  // namespace conveyor::perfmodel
+}  // namespace conveyor::runtime::perfmodel

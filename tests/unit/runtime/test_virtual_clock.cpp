@@ -85,10 +85,10 @@ class ModelledDevice final : public device::DeviceDriver {
     lane(copy_s_,
          [dst, src] { copy(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, dst); });
   }
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
-    detail::TaskContextAccess::set_stream(ctx, this);
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
+    device::TaskContextAccess::set_stream(ctx, this);
     TaskContext copy_of = ctx;
-    const detail::CodeletImpl* c = &codelet;
+    const device::CodeletImpl* c = &codelet;
     lane(kernel_s_, [c, copy_of] { c->fn(DeviceKind::Cuda)(copy_of); });
   }
   void notify(device::DoneCallback done, void* user) override {
@@ -136,12 +136,12 @@ std::unique_ptr<Runtime> simulated_runtime(VirtualClock& clock, int cpus, double
   o.offload = {"double"};
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   drivers.push_back(std::make_unique<ModelledDevice>(clock, kernel_s, copy_s));
-  return detail::RuntimeAccess::make(o, std::move(drivers));
+  return runtime::RuntimeAccess::make(o, std::move(drivers));
 }
 
 TEST(VirtualClockRuntime, CpuTasksTakeTheirModelledTimeInParallel) {
   VirtualClock clock;
-  clock.cpu_task_seconds = [](const detail::CodeletImpl&, const TaskContext&) { return 2.0; };
+  clock.cpu_task_seconds = [](const device::CodeletImpl&, const TaskContext&) { return 2.0; };
   clock.run_cpu_functions = true;
   auto rt = simulated_runtime(clock, 2, 1.0, 0.0);
   std::vector<int> a(4, 1), b(4, 1);
@@ -165,7 +165,7 @@ TEST(VirtualClockRuntime, CpuTasksTakeTheirModelledTimeInParallel) {
 
 TEST(VirtualClockRuntime, DeviceLaneAndCopiesFollowTheModel) {
   VirtualClock clock;
-  clock.cpu_task_seconds = [](const detail::CodeletImpl&, const TaskContext&) { return 2.0; };
+  clock.cpu_task_seconds = [](const device::CodeletImpl&, const TaskContext&) { return 2.0; };
   clock.run_cpu_functions = true;
   // Offloaded: every "double" runs on the device (1 s), each copy takes 0.25 s.
   auto rt = simulated_runtime(clock, 1, 1.0, 0.25, "offload");
@@ -187,7 +187,7 @@ TEST(VirtualClockRuntime, ManyRunsGiveTheSameVirtualTime) {
   double first = -1;
   for (int run = 0; run < 5; ++run) {
     VirtualClock clock;
-    clock.cpu_task_seconds = [](const detail::CodeletImpl&, const TaskContext&) { return 1.0; };
+    clock.cpu_task_seconds = [](const device::CodeletImpl&, const TaskContext&) { return 1.0; };
     auto rt = simulated_runtime(clock, 2, 1.0, 0.0, "offload");
     std::vector<std::vector<int>> data(6, std::vector<int>(2, 1));
     std::vector<Data> handles;

@@ -114,7 +114,7 @@ TEST_F(CpuProbe, Md5OfManyMessagesMatchesTheCore) {
     EXPECT_TRUE(positive_finite(probe().md5(count, messages.data(), digests.data())));
     for (std::size_t i = 0; i < count; ++i) {
       std::uint8_t expected[16];
-      md5_bytes(&messages[i * 64], 64, expected);
+      core::md5_bytes(&messages[i * 64], 64, expected);
       ASSERT_EQ(std::memcmp(&digests[i * 16], expected, 16), 0) << "message " << i;
     }
   }

@@ -105,7 +105,7 @@ TEST_F(CudaProbe, Md5OfManyMessagesMatchesHost) {
   for (std::size_t i = 0; i < kCount; ++i) {
     std::uint32_t words[16], expected[4];
     std::memcpy(words, &messages[i * 64], 64);
-    md5_64(words, expected);
+    core::md5_64(words, expected);
     ASSERT_EQ(std::memcmp(&digests[i * 16], expected, 16), 0) << "message " << i;
   }
 }

@@ -17,7 +17,7 @@ TEST(CudaMd5Block, MatchesHashlib) {
   for (const Md5Case& c : md5_cases()) {
     std::uint32_t words[16], digest[4];
     std::memcpy(words, c.message.data(), sizeof words);
-    md5_64(words, digest);
+    core::md5_64(words, digest);
     EXPECT_EQ(to_hex(reinterpret_cast<const std::uint8_t*>(digest), 16), c.hex) << c.what;
   }
 }

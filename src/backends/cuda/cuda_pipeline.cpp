@@ -5,8 +5,6 @@
 // arrays are page-locked in place (cudaHostRegister, kept while the mover lives) so the engines
 // copy them directly at link speed; where the system refuses, the host copies each block through
 // a ring of pinned buffers instead (a memcpy on the host thread each way).
-#include "conveyor/pipeline.hpp"
-
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "conveyor/pipeline.hpp"
 #include "cuda_device.hpp"
 #include "kernels.hpp"
 #include "memory.hpp"

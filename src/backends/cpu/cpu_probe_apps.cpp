@@ -10,7 +10,7 @@
 
 #include "conveyor/error.hpp"
 #include "core/md5.hpp"
-#include "probe_target.hpp"
+#include "cpu_probe_target.hpp"
 #include "sgemm.hpp"
 
 #ifdef CONVEYOR_HAVE_OPENBLAS
@@ -33,9 +33,9 @@ void md5_range(const std::uint8_t* messages, std::uint8_t* digests, std::size_t 
                std::size_t end) {
   std::uint32_t words[16], state[4];
   for (std::size_t i = begin; i < end; ++i) {
-    md5_load_words(messages + i * 64, words);
-    md5_64(words, state);
-    md5_store_digest(state, digests + i * 16);
+    core::md5_load_words(messages + i * 64, words);
+    core::md5_64(words, state);
+    core::md5_store_digest(state, digests + i * 16);
   }
 }
 

@@ -42,7 +42,7 @@ class OpenCLProbeTarget final : public ProbeTarget, public ProbeHooks {
   double dispatch_enqueue(int count) override;
   double dispatch_roundtrip() override;
   double memory_task(MemoryModel model, std::size_t bytes) override;
-  double matmul(int n, const float* a, const float* b, float* c) override;  // probe_apps.cpp
+  double matmul(int n, const float* a, const float* b, float* c) override;  // opencl_probe_apps.cpp
   double md5(std::size_t count, const std::uint8_t* messages, std::uint8_t* digests) override;  // "
 
   std::uint8_t* transfer_host_side(MemoryModel model, std::size_t bytes) override;

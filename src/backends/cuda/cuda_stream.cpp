@@ -1,14 +1,13 @@
 // STREAM arrays in device memory. Kernel times come from CUDA events around the launch on the
 // arrays' own stream; Dot's time includes its second reduction pass and the 8-byte copy of the sum
 // to the host.
-#include "conveyor/stream.hpp"
-
 #include <fmt/format.h>
 
 #include <limits>
 
 #include "check.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/stream.hpp"
 #include "conveyor/units.hpp"
 #include "cuda_device.hpp"
 #include "kernels.hpp"

@@ -139,10 +139,10 @@ class CudaDriver final : public device::DeviceDriver {
     end(t);
   }
 
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
     use_device(ordinal_);
     join_copies_in();
-    detail::TaskContextAccess::set_stream(ctx, lane_.get());
+    device::TaskContextAccess::set_stream(ctx, lane_.get());
     Timed* t = begin(TimedOp::Kind::Task, codelet.name, nullptr, ctx.task_id());
     codelet.fn(DeviceKind::Cuda)(ctx);
     CONVEYOR_CUDA_CHECK(cudaGetLastError());  // a bad launch configuration shows here

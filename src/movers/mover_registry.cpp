@@ -14,7 +14,7 @@ std::vector<std::string> host_mover_names() { return {"thread", "prefetch", "dsa
 std::unique_ptr<Mover> make_mover(std::string_view name, const MoverOptions& options) {
   if (name == "thread") return std::make_unique<movers::ThreadMover>(options);
   if (name == "prefetch") return std::make_unique<movers::PrefetchMover>();
-  if (name == "dsa") return dsa::make_dsa_mover(options);
+  if (name == "dsa") return movers::dsa::make_dsa_mover(options);
   throw UsageError(
       fmt::format("unknown mover '{}' (host movers: thread, prefetch, dsa; devices: "
                   "opencl[:N], cuda[:N])",

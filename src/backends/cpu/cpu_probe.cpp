@@ -1,5 +1,3 @@
-#include "conveyor/probe.hpp"
-
 #include <fmt/format.h>
 
 #include <chrono>
@@ -8,9 +6,10 @@
 #include <new>
 
 #include "conveyor/error.hpp"
+#include "conveyor/probe.hpp"
 #include "conveyor/topology.hpp"
 #include "cpu_device.hpp"
-#include "probe_target.hpp"
+#include "cpu_probe_target.hpp"
 
 namespace conveyor::cpu {
 namespace {
@@ -35,7 +34,7 @@ int all_cores() {
 
 void TeamBuffer::Free::operator()(std::byte* p) const { std::free(p); }
 
-void TeamBuffer::ensure(ThreadTeam& team, std::size_t bytes) {
+void TeamBuffer::ensure(core::ThreadTeam& team, std::size_t bytes) {
   if (bytes <= size_) return;
   std::size_t rounded = (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kPageBytes, rounded));
@@ -49,7 +48,7 @@ void TeamBuffer::ensure(ThreadTeam& team, std::size_t bytes) {
 }
 
 CpuProbeTarget::CpuProbeTarget()
-    : team_(all_cores(), ThreadTeam::placement(all_cores(), ThreadBinding::Scatter)) {}
+    : team_(all_cores(), core::ThreadTeam::placement(all_cores(), ThreadBinding::Scatter)) {}
 
 void CpuProbeTarget::check_model(MemoryModel model) const {
   if (model != MemoryModel::Host)

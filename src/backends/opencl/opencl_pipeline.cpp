@@ -2,13 +2,12 @@
 // block on a write queue, are computed on a compute queue and come back on a read queue; a ring of
 // `depth` device buffer sets, with events guarding each buffer's reuse, so arrays of any size pass
 // through a fixed amount of device memory.
-#include "conveyor/pipeline.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "conveyor/pipeline.hpp"
 #include "opencl_device.hpp"
 
 namespace conveyor::opencl {

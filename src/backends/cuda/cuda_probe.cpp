@@ -1,8 +1,6 @@
 // The offload-cost probes of seed 004 on a CUDA device. Times are host wall-clock around work that
 // ends synchronised, because the model T = Td + Tm + bytes/BW describes what the host program waits
 // for. Buffers grow lazily and are zeroed when allocated, always before the clock starts.
-#include "conveyor/probe.hpp"
-
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
@@ -11,6 +9,7 @@
 
 #include "check.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/probe.hpp"
 #include "copy_engine.hpp"
 #include "cuda_device.hpp"
 #include "kernels.hpp"

@@ -5,8 +5,8 @@
 //   dispatch   fork-join of the team running an empty function (enqueue and round trip are the
 //              same thing here: a fork-join completes before it returns)
 //   task       the team reads and writes every float of a buffer, x = x * s + o
-//   matmul     blocked single-precision product, rows of C split over the team (probe_apps.cpp)
-//   md5        one MD5 per 64-byte message, messages split over the team (probe_apps.cpp)
+//   matmul     blocked single-precision product, rows of C split over the team (cpu_probe_apps.cpp)
+//   md5        one MD5 per 64-byte message, messages split over the team (cpu_probe_apps.cpp)
 // Buffers are allocated and first touched by the team outside the timed region, and kept.
 #include <cstddef>
 #include <memory>
@@ -19,7 +19,7 @@ namespace conveyor::cpu {
 /// A growable, page-aligned host buffer whose pages are first touched by the team that uses it.
 class TeamBuffer {
  public:
-  void ensure(ThreadTeam& team, std::size_t bytes);
+  void ensure(core::ThreadTeam& team, std::size_t bytes);
   std::byte* data() { return data_.get(); }
   std::size_t size() const { return size_; }
 
@@ -46,7 +46,7 @@ class CpuProbeTarget final : public ProbeTarget {
   double dispatch_enqueue(int count) override;
   double dispatch_roundtrip() override;
   double memory_task(MemoryModel model, std::size_t bytes) override;
-  double matmul(int n, const float* a, const float* b, float* c) override;  // probe_apps.cpp
+  double matmul(int n, const float* a, const float* b, float* c) override;  // cpu_probe_apps.cpp
   double md5(std::size_t count, const std::uint8_t* messages, std::uint8_t* digests) override;  // "
 
   int threads() const { return team_.size(); }
@@ -54,7 +54,7 @@ class CpuProbeTarget final : public ProbeTarget {
  private:
   void check_model(MemoryModel model) const;
 
-  ThreadTeam team_;
+  core::ThreadTeam team_;
   TeamBuffer source_, target_;
 };
 

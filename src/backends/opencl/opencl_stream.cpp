@@ -1,14 +1,13 @@
 // STREAM on an OpenCL device: three device buffers of doubles, one kernel per STREAM operation,
 // device time from event profiling. Dot reduces per work-group on the device and sums the partials
 // on the host.
-#include "conveyor/stream.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
 
+#include "conveyor/stream.hpp"
 #include "conveyor/units.hpp"
 #include "opencl_device.hpp"
 

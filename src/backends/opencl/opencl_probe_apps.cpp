@@ -7,7 +7,7 @@
 #include <string>
 
 #include "conveyor/units.hpp"
-#include "probe_target.hpp"
+#include "opencl_probe_target.hpp"
 
 namespace conveyor::opencl {
 namespace {

@@ -2,8 +2,6 @@
 // contiguous, cache-line aligned slice of every array, and the kernels of stream/cpu_kernels.hpp.
 // Initialisation runs on the same team and slices as the kernels, so that first touch places each
 // page on the NUMA node of the thread that will stream it.
-#include "conveyor/stream.hpp"
-
 #include <fmt/format.h>
 
 #include <chrono>
@@ -11,6 +9,7 @@
 #include <memory>
 
 #include "conveyor/error.hpp"
+#include "conveyor/stream.hpp"
 #include "conveyor/units.hpp"
 #include "core/thread_team.hpp"
 #include "cpu_device.hpp"
@@ -33,7 +32,7 @@ class CpuStreamArrays final : public StreamArrays {
   CpuStreamArrays(const StreamConfig& config, const HostPlacement& placement)
       : n_(config.elements),
         placement_(placement),
-        team_(config.threads, ThreadTeam::placement(config.threads, config.binding)),
+        team_(config.threads, core::ThreadTeam::placement(config.threads, config.binding)),
         kernels_(stream_cpu::cpu_kernels(config.variant)),
         a_(n_ * sizeof(double), placement),
         b_(n_ * sizeof(double), placement),
@@ -124,7 +123,7 @@ class CpuStreamArrays final : public StreamArrays {
 
   std::size_t n_;
   HostPlacement placement_;
-  ThreadTeam team_;
+  core::ThreadTeam team_;
   const stream_cpu::CpuKernels& kernels_;
   HostBuffer a_, b_, c_;
   std::vector<PaddedSum> partial_;

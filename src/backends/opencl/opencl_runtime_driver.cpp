@@ -81,8 +81,8 @@ class OpenclDriver final : public device::DeviceDriver {
     CONVEYOR_CL_CHECK(clFlush(back_.get()));
   }
 
-  void launch(const detail::CodeletImpl& codelet, TaskContext& ctx) override {
-    detail::TaskContextAccess::set_stream(ctx, lane_.get(), kernel_for(codelet));
+  void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
+    device::TaskContextAccess::set_stream(ctx, lane_.get(), kernel_for(codelet));
     const bool timed = keeps(TimedOp::Kind::Task);
     cl_event before = nullptr;
     if (timed) CONVEYOR_CL_CHECK(clEnqueueMarkerWithWaitList(lane_.get(), 0, nullptr, &before));
@@ -226,7 +226,7 @@ class OpenclDriver final : public device::DeviceDriver {
     clReleaseEvent(marker);
   }
 
-  void* kernel_for(const detail::CodeletImpl& codelet) {
+  void* kernel_for(const device::CodeletImpl& codelet) {
     const OpenclProgram& program = codelet.program;
     if (program.kernel.empty()) return nullptr;
     // Keyed by address, so a codelet made where a destroyed one lived must not get its kernel:
@@ -271,7 +271,7 @@ class OpenclDriver final : public device::DeviceDriver {
   Queue out_;
   Queue back_;  // write-backs
   double offset_us_ = 0;
-  std::map<const detail::CodeletImpl*, Built> kernels_;  // driver thread only
+  std::map<const device::CodeletImpl*, Built> kernels_;  // driver thread only
   std::deque<Timed> timed_;                              // driver thread only
 
   std::mutex mutex_;  // guards the callback records

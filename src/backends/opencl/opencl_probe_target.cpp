@@ -1,4 +1,4 @@
-#include "probe_target.hpp"
+#include "opencl_probe_target.hpp"
 
 #include <fmt/format.h>
 
