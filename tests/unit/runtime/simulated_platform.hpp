@@ -9,7 +9,9 @@
 #include <string>
 #include <system_error>
 
+#include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "device/simulated/platform.hpp"
 
 namespace conveyor::test {
 
@@ -82,6 +84,16 @@ inline void submit_noop_cholesky(Runtime& rt, const TileGrid& a, std::size_t nt,
                          {a.at(i, j), Access::ReadWrite}});
     }
   }
+}
+
+/// The one-line error a platform file's text gets from the reader, or "(accepted)".
+inline std::string platform_error(const std::string& json) {
+  try {
+    device::simulated::parse_platform(json, "p.json");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(accepted)";
 }
 
 }  // namespace conveyor::test

@@ -17,15 +17,6 @@ namespace {
 
 using device::simulated::parse_platform;
 
-std::string error_of(const std::string& json) {
-  try {
-    parse_platform(json, "p.json");
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-
 std::string with_gemm_rate(const std::string& rate) {
   return R"({"name": "g", "host": {"cores": 1}, "devices": [{"id": "gpu", "memory_gb": 1,
     "gflops": {"gemm": )" +
@@ -46,15 +37,15 @@ TEST(PlatformRates, PointsInterpolateInLogFlopsAndAreFlatBeyond) {
 TEST(PlatformRates, BadPointsAndFlagsAreOneLineNamingTheKey) {
   for (const char* rate : {"[]", "[[1e8, 30], [1e6, 10]]", "[[1e6, 0]]", "[[1e6]]", "\"x\"",
                            "[[1e6, 10], [1e6, 20]]"}) {
-    std::string e = error_of(with_gemm_rate(rate));
+    std::string e = test::platform_error(with_gemm_rate(rate));
     EXPECT_NE(e.find("'devices[0].gflops.gemm'"), std::string::npos) << rate << ": " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   }
-  std::string flag = error_of(R"({"name": "g", "host": {"cores": 1},
+  std::string flag = test::platform_error(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1, "copy_in_stream": 1}], "links": []})");
   EXPECT_NE(flag.find("'devices[0].copy_in_stream' must be true or false"), std::string::npos)
       << flag;
-  std::string negative = error_of(R"({"name": "g", "host": {"cores": 1},
+  std::string negative = test::platform_error(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1, "complete_us": -1}], "links": []})");
   EXPECT_NE(negative.find("'devices[0].complete_us' must not be negative"), std::string::npos)
       << negative;

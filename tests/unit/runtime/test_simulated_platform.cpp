@@ -20,15 +20,6 @@ namespace {
 
 using device::simulated::parse_platform;
 
-std::string error_of(const std::string& json) {
-  try {
-    parse_platform(json, "p.json");
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-
 const char* kGood = R"({"name": "g", "host": {"cores": 2, "gbs": 1},
   "devices": [{"id": "gpu", "count": 2, "memory_gb": 1, "gflops": {"gemm": 10}}],
   "links": [{"between": ["host", "gpu:0"], "gbs": 1}, {"between": ["host", "gpu:1"], "gbs": [1, 2]}]})";
@@ -43,25 +34,26 @@ TEST(PlatformFile, AGoodFileParses) {
 }
 
 TEST(PlatformFile, ErrorsAreOneLineNamingTheFileAndTheKey) {
-  std::string unknown =
-      error_of(R"({"name": "g", "colour": 1, "host": {"cores": 1}, "devices": [], "links": []})");
+  std::string unknown = test::platform_error(
+      R"({"name": "g", "colour": 1, "host": {"cores": 1}, "devices": [], "links": []})");
   EXPECT_NE(unknown.find("platform file p.json: 'colour' is an unknown key"), std::string::npos)
       << unknown;
-  std::string nested = error_of(R"({"name": "g", "host": {"cores": 1},
+  std::string nested = test::platform_error(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1, "gflop": {}}], "links": []})");
   EXPECT_NE(nested.find("'devices[0].gflop' is an unknown key"), std::string::npos) << nested;
-  std::string negative = error_of(R"({"name": "g", "host": {"cores": 1},
+  std::string negative = test::platform_error(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:0"], "gbs": -4}]})");
   EXPECT_NE(negative.find("'links[0].gbs' must not be negative (got -4)"), std::string::npos)
       << negative;
-  std::string missing =
-      error_of(R"({"name": "g", "host": {"cores": 1}, "devices": [{"id": "gpu"}], "links": []})");
+  std::string missing = test::platform_error(
+      R"({"name": "g", "host": {"cores": 1}, "devices": [{"id": "gpu"}], "links": []})");
   EXPECT_NE(missing.find("'devices[0].memory_gb' is missing"), std::string::npos) << missing;
-  std::string endpoint = error_of(R"({"name": "g", "host": {"cores": 1},
+  std::string endpoint = test::platform_error(R"({"name": "g", "host": {"cores": 1},
     "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:1"], "gbs": 1}]})");
   EXPECT_NE(endpoint.find("names 'gpu:1', which is neither host, a device"), std::string::npos)
       << endpoint;
-  EXPECT_NE(error_of("{nope").find("platform file p.json: not JSON"), std::string::npos);
+  EXPECT_NE(test::platform_error("{nope").find("platform file p.json: not JSON"),
+            std::string::npos);
   for (const auto& e : {unknown, nested, negative, missing, endpoint})
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
@@ -93,21 +85,26 @@ TEST(PlatformFile, CountsAndSizesBeyondTheirTypesAreRefused) {
            R"(}, "devices": [{"id": "gpu", "count": )" + count + R"(, "memory_gb": )" + gb +
            R"(}], "links": [{"between": ["host", "gpu:0"], "gbs": 1}]})";
   };
-  EXPECT_EQ(error_of(platform("4096", "256", "1e9")), "(accepted)");
-  EXPECT_NE(error_of(platform("1e10", "1", "1")).find("'host.cores' must be at most 4096"),
+  EXPECT_EQ(test::platform_error(platform("4096", "256", "1e9")), "(accepted)");
+  EXPECT_NE(
+      test::platform_error(platform("1e10", "1", "1")).find("'host.cores' must be at most 4096"),
+      std::string::npos);
+  EXPECT_NE(test::platform_error(platform("1", "1e10", "1"))
+                .find("'devices[0].count' must be at most 256"),
             std::string::npos);
-  EXPECT_NE(error_of(platform("1", "1e10", "1")).find("'devices[0].count' must be at most 256"),
+  EXPECT_NE(test::platform_error(platform("1", "100000000", "1")).find("must be at most 256"),
             std::string::npos);
-  EXPECT_NE(error_of(platform("1", "100000000", "1")).find("must be at most 256"),
+  EXPECT_NE(test::platform_error(platform("1", "1", "1e300"))
+                .find("'devices[0].memory_gb' must be at most"),
             std::string::npos);
-  EXPECT_NE(error_of(platform("1", "1", "1e300")).find("'devices[0].memory_gb' must be at most"),
-            std::string::npos);
-  EXPECT_NE(error_of(platform("2.5", "1", "1")).find("'host.cores' must be a whole number"),
-            std::string::npos);
+  EXPECT_NE(
+      test::platform_error(platform("2.5", "1", "1")).find("'host.cores' must be a whole number"),
+      std::string::npos);
   // A number too large for a double is JSON that nlohmann refuses with out_of_range, not
   // parse_error: it escaped the reader (crash_number_overflow, found by the fuzzer itself).
-  EXPECT_NE(error_of(platform("1e999", "1", "1")).find("platform file p.json: not JSON"),
-            std::string::npos);
+  EXPECT_NE(
+      test::platform_error(platform("1e999", "1", "1")).find("platform file p.json: not JSON"),
+      std::string::npos);
 }
 
 RuntimeOptions simulated_options(const std::string& platform, const std::string& scheduler,
