@@ -41,16 +41,16 @@ run: main-job
 	$(CONVEYOR) plot $(RESULTS)/sim_sweep.json -o $(RESULTS)/sim_sweep.png
 	@echo "figures and JSON results are in $(RESULTS)/"
 
-# The runtime's own small test binary under ThreadSanitizer and AddressSanitizer + UBSan (undefined
-# behaviour is fatal there), the simulated clusters' tests (ranks as threads) under the former, and
-# the simulator's tests under the latter (only those targets are
-# built in those presets, without the OpenCL backend to keep CI short: the runtime is tested there on
-# emulated devices), then a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, its
-# own clang build of the libraries), then the whole suite (ctest), then the Python package's tests
-# (python/tests, pytest, from the build tree: docs/python.md) when conveyor._core was built.
+# The runtime's own small test binary under ThreadSanitizer and under AddressSanitizer + UBSan
+# (undefined behaviour is fatal there), the simulated clusters' tests (ranks as threads) under the
+# former, the simulator's tests under the latter (only those targets are built in those presets,
+# without the OpenCL backend to keep CI short: the runtime is tested there on emulated devices), then
+# a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, built in the asan tree beside
+# those tests), then the whole suite (ctest), then the Python package's tests (python/tests, pytest,
+# from the build tree: docs/python.md) when conveyor._core was built.
 test: build
 	for p in tsan asan; do \
-	  cmake --preset $$p -DCONVEYOR_WITH_OPENCL=OFF > /dev/null && \
+	  cmake --preset $$p > /dev/null && \
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
 	  build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses of fuzz/ (the `fuzz` preset: clang, ASan + UBSan, only the
-# libraries and the harnesses) and runs each one for FUZZ_SECONDS, then prints one row per
+# Builds the libFuzzer harnesses of fuzz/ (the `asan` preset: clang, ASan + UBSan, the tree that also
+# holds `make test`'s sanitized tests) and runs each one for FUZZ_SECONDS, then prints one row per
 # harness: executions, coverage (libFuzzer's cov: edges and ft: features at the end) and crashes.
 # docs/fuzzing.md says what each harness feeds and how a crash becomes a regression test.
 #
@@ -12,8 +12,8 @@
 #
 # Each run starts from a copy of fuzz/corpus/<harness>/ in a fresh temporary folder (removed at
 # the end; the repository's corpus is never written). Crash, timeout and out-of-memory inputs are
-# kept in build/fuzz/crashes/<harness>/, next to the harness binaries, to reproduce with
-#   build/fuzz/fuzz/fuzz_<harness> build/fuzz/crashes/<harness>/crash-...
+# kept in build/asan/crashes/<harness>/, next to the harness binaries, to reproduce with
+#   build/asan/fuzz/fuzz_<harness> build/asan/crashes/<harness>/crash-...
 # Exit status: 0 when no harness found anything, 1 when one did, 2 for bad arguments.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +41,8 @@ max_len() {
   esac
 }
 
-cmake --preset fuzz > /dev/null
-cmake --build build/fuzz -j "${JOBS:-$(nproc)}" --target conveyor_fuzzers
+cmake --preset asan > /dev/null
+cmake --build build/asan -j "${JOBS:-$(nproc)}" --target conveyor_fuzzers
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -52,7 +52,7 @@ mkdir -p "$work/cache"
 
 rows=() failed=0
 for h in "${harnesses[@]}"; do
-  corpus=$work/corpus/$h crashes=build/fuzz/crashes/$h
+  corpus=$work/corpus/$h crashes=build/asan/crashes/$h
   mkdir -p "$corpus" "$crashes"
   cp fuzz/corpus/"$h"/* "$corpus"/
   before=$(ls "$crashes" | wc -l)
@@ -60,7 +60,7 @@ for h in "${harnesses[@]}"; do
   rc=0
   # -timeout: one input running longer than 10 s is a hang; -rss_limit_mb: 2 GB is an
   # out-of-memory bug for inputs of a few KB.
-  build/fuzz/fuzz/fuzz_"$h" "$corpus" -max_total_time="$seconds" -max_len="$(max_len "$h")" \
+  build/asan/fuzz/fuzz_"$h" "$corpus" -max_total_time="$seconds" -max_len="$(max_len "$h")" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" \
     > "$work/$h.log" 2>&1 || rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$h.log" | tail -1)

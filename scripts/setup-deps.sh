@@ -14,7 +14,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
   python3-matplotlib python3-dev
-  # clang and its compiler-rt (libclang_rt.fuzzer, the sanitizers) for the `fuzz` preset's
+  # clang and its compiler-rt (libclang_rt.fuzzer, the sanitizers) for the `asan` preset's
   # libFuzzer harnesses (scripts/fuzz.sh); bookworm's clang is 14.
   clang libclang-rt-14-dev
 )
