@@ -166,8 +166,7 @@ int main(int argc, char** argv) {
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t cells = static_cast<std::size_t>(n) * n;
 
-  // --- one sweep per launch: the tile kernel against the loop on the (n + 2)^2 grid
-  // ---------------
+  // --- One sweep per launch: the tile kernel against the loop on the (n + 2)^2 grid. ---
   const int g = n + 2;
   const std::vector<double> grid = initial_grid(g);
   const LoopRun loop = loop_sweeps(stream, grid, g, sweeps, repeat, c);
@@ -211,8 +210,7 @@ int main(int argc, char** argv) {
   const long long tile_mismatches =
       mismatches((sweeps % 2 == 0 ? in : out).download(), block_of(loop.result, g, 1, 1, n, n));
 
-  // --- temporal blocking: DEPTH sweeps per call against DEPTH loop sweeps of the (n + 2D)^2 grid
-  // ---
+  // --- Temporal blocking: DEPTH sweeps per call against DEPTH loop sweeps of (n + 2D)^2. ---
   const int e = n + 2 * depth;
   const std::vector<double> ext = initial_grid(e);
   const LoopRun deep_loop = loop_sweeps(stream, ext, e, depth, repeat, c);
