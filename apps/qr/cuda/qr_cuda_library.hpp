@@ -37,22 +37,20 @@ inline void check(cusolverStatus_t status, const char* call) {
 class StreamContext {
  public:
   explicit StreamContext(cudaStream_t stream) : stream_(stream) {
-    CONVEYOR_QR_CHECK(cublasCreate(&blas_));
-    CONVEYOR_QR_CHECK(cublasSetStream(blas_, stream));
-    CONVEYOR_QR_CHECK(cusolverDnCreate(&solver_));
-    CONVEYOR_QR_CHECK(cusolverDnSetStream(solver_, stream));
-    CONVEYOR_QR_CHECK(cudaMalloc(reinterpret_cast<void**>(&info_), sizeof(int)));
+    try {
+      CONVEYOR_QR_CHECK(cublasCreate(&blas_));
+      CONVEYOR_QR_CHECK(cublasSetStream(blas_, stream));
+      CONVEYOR_QR_CHECK(cusolverDnCreate(&solver_));
+      CONVEYOR_QR_CHECK(cusolverDnSetStream(solver_, stream));
+      CONVEYOR_QR_CHECK(cudaMalloc(reinterpret_cast<void**>(&info_), sizeof(int)));
+    } catch (...) {
+      release();  // what was created before the failure (no destructor runs)
+      throw;
+    }
   }
   StreamContext(const StreamContext&) = delete;
   StreamContext& operator=(const StreamContext&) = delete;
-  ~StreamContext() {
-    // No throwing here: the driver may be shutting down at thread exit.
-    for (void* block : retired_) cudaFree(block);
-    if (work_) cudaFree(work_);
-    if (info_) cudaFree(info_);
-    if (solver_) cusolverDnDestroy(solver_);
-    if (blas_) cublasDestroy(blas_);
-  }
+  ~StreamContext() { release(); }
 
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t blas() const { return blas_; }
@@ -82,6 +80,15 @@ class StreamContext {
   int geqrf_lwork(int m, int n, T* a, int ld);
 
  private:
+  // Nothing thrown: the driver may be shutting down at thread exit.
+  void release() noexcept {
+    for (void* block : retired_) cudaFree(block);
+    if (work_) cudaFree(work_);
+    if (info_) cudaFree(info_);
+    if (solver_) cusolverDnDestroy(solver_);
+    if (blas_) cublasDestroy(blas_);
+  }
+
   struct Lwork {
     int m, n, ld, precision, lwork;
   };
