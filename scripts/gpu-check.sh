@@ -10,16 +10,22 @@
 #                        [--sections LIST] [--time-limit S] [--quick]
 #
 #   --build DIR      the build tree (default build/release; a CUDA build, sm_90 by default)
-#   --out DIR        where results go (default gpu-check-results)
+#   --out DIR        where results go (default $OUT/gpu-check where $OUT is set, else
+#                    gpu-check-results)
 #   --seeds N        differential seeds (default 320; >= 300 in all for the issue's bar)
 #   --graphs N       random graphs per differential seed, over all its configurations (default 2000)
 #   --sizes LIST     Cholesky orders, comma-separated (default 4096,8192,16384,32768)
-#   --sections LIST  comma-separated subset of: tests,differential,sanitizer,capi,mpi,cholesky,
-#                    overhead,ooc,hybrid,stream,probe,pipeline,table3,tiles,big (default: all;
-#                    they run in this order, most important first)
+#   --sections LIST  comma-separated subset of: tests,differential,sanitizer,capi,mpi,qr,stencil,
+#                    cholesky,overhead,ooc,hybrid,stream,probe,pipeline,table3,tiles,big (default:
+#                    all; they run in this order, most important first)
 #   --time-limit S   stop starting work after S seconds and bound every command by what is left;
 #                    what did not run is reported as "not run" (default: no limit)
 #   --quick          small sizes everywhere (a smoke run of the script itself, minutes)
+#
+# The QR and stencil-kernel rows of issue 35 alone, in about 5 minutes on an H100 or H200 (each
+# command bounded; the limit stops the script short of 9 minutes whatever happens):
+#
+#   scripts/gpu-check.sh --sections qr,stencil --time-limit 480
 #
 # Where the machine lacks Conveyor's Debian packages, unpack scripts/gpu-bundle.sh's tarball at the
 # repository root first: this script then finds bundle/ and sets the library paths (docs/gpu.md).
@@ -29,7 +35,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 
-build=build/release out=gpu-check-results seeds=320 graphs=2000 sections=all quick=0 limit=0
+build=build/release out=${OUT:+$OUT/gpu-check} seeds=320 graphs=2000 sections=all quick=0 limit=0
 sizes=4096,8192,16384,32768
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,10 +47,11 @@ while [ $# -gt 0 ]; do
     --sections) sections=$2; shift 2 ;;
     --time-limit) limit=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+out=${out:-gpu-check-results}
 for v in seeds graphs limit; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "gpu-check: --${v/limit/time-limit} takes a count (got '${!v}')" >&2; exit 2; }
 done
@@ -202,6 +209,43 @@ if want mpi && command -v mpirun > /dev/null; then
     --grid 1x2 --devices cpu,cuda:local --offload gemm --cpus 4 --check --json
 fi
 wait  # the sanitizers
+
+# --- QR and the stencil's tile kernels on the GPU (issue 35): checks, then rows beside peers ---------
+if want qr; then
+  # Every task on the GPU (cuSOLVER geqrf, cuBLAS gemm/trmm), checked (residual, orthogonality), both
+  # precisions; then a ragged last tile (n 1000, tile 256: 232) with ib dividing neither width; then
+  # the device-kernel unit tests on cuda:0 (each kernel against LAPACKE on ragged tiles, whole
+  # factorisations alone and beside a CPU worker).
+  for p in d s; do
+    cap=120 check "qr-check-1024-$p" "$conveyor" qr --n 1024 --block 256 --ib 32 --precision $p \
+      --devices cuda:0 --check --json
+  done
+  cap=120 check qr-check-1000-ragged "$conveyor" qr --n 1000 --block 256 --ib 40 --precision s,d \
+    --devices cuda:0 --check --json
+  cap=180 check qr-unit-cuda "$build/tests/conveyor_unit_tests" \
+    --gtest_filter='Devices/QrDeviceKernels.*/cuda_0'
+  # The GPU alone (default tile) against one cuSOLVER geqrf host to host, medians of 3 (both print
+  # median_time_s), each size and precision side by side; then the cores and the GPU together.
+  qr_sizes="4096 16384"; [ $quick = 1 ] && qr_sizes="2048 4096"
+  for n in $qr_sizes; do
+    for p in d s; do
+      cap=120 row "qr-cuda-$n-$p.json" "$conveyor" qr --n "$n" --precision $p --devices cuda:0 \
+        --repeat 3 --json
+      cap=60 row "qr-cusolver-$n-$p.json" "$build/bench/qr_geqrf_cusolver" "$n" $p 3
+    done
+  done
+  n=${qr_sizes##* }
+  cap=150 row "qr-all-$n-d.json" "$conveyor" qr --n "$n" --devices all --repeat 3 --json
+fi
+if want stencil; then
+  # One 2048 x 2048 tile, no runtime: the app's tile kernel and its temporal-block kernel (depth 4)
+  # against the plain loop, per sweep, bit for bit (exit 1 on a mismatch); its JSON goes to rows/.
+  cap=120 check stencil-tile-kernel "$build/bench/stencil_tile_kernel_cuda" 2048 100 5 4 &&
+    tail -n 1 "$out/logs/stencil-tile-kernel.log" > "$out/rows/stencil-tile-kernel.json"
+  # The loop itself: checked bit for bit on a small grid, then in core and host to host at 16384.
+  cap=60 check stencil-loop-check "$build/bench/stencil_jacobi_cuda" 1000 7 1 --check
+  cap=120 row stencil-loop-16384.json "$build/bench/stencil_jacobi_cuda" 16384 100 3
+fi
 
 # --- performance, each beside its peer (most important first) -------------------------------------------
 ns=${sizes//,/ }

@@ -190,6 +190,60 @@ def cholesky_rows(out, md, doc):
     md.append("")
 
 
+def qr_gflops(r):
+    """4/3 n^3 over the median time (conveyor qr and qr_geqrf_cusolver both print it)."""
+    return 4 / 3 * r["n"] ** 3 / (r.get("median_time_s") or r["time_s"]) / 1e9
+
+
+def qr_stencil_rows(out, md, doc):
+    rows = out / "rows"
+    md.append("## QR on cuda:0 (cuSOLVER/cuBLAS tile kernels) against cuSOLVER geqrf, host to host\n")
+    md.append("GFLOP/s from the medians of 3 on both sides (4/3 n³ flops); targets from issue 35.\n")
+    md.append("| n | precision | tile | Conveyor GFLOP/s | cuSOLVER GFLOP/s | ratio | target |")
+    md.append("|---|---|---|---|---|---|---|")
+    for f in sorted(rows.glob("qr-cuda-*.json"), key=lambda p: (int(p.stem.split("-")[2]), p.stem)):
+        n, p = f.stem.split("-")[2:]
+        r, peer = cholesky_row(f), load(rows / f"qr-cusolver-{n}-{p}.json")
+        if not r:
+            continue
+        ours = qr_gflops(r)
+        theirs = qr_gflops(peer) if peer else None
+        ratio = ours / theirs if theirs else None
+        target = 0.8 if int(n) >= 16384 else 0.5
+        doc["qr"].append({"n": int(n), "precision": p, "tile": r["block"], "gflops": ours,
+                          "peer_gflops": theirs, "ratio": ratio, "target": target})
+        md.append(f"| {n} | {p} | {r['block']} | {ours:.0f} | "
+                  f"{f'{theirs:.0f}' if theirs else 'n/a'} | "
+                  f"{f'{ratio:.3f}' if ratio else 'n/a'} | >= {target} |")
+    for f in sorted(rows.glob("qr-all-*-d.json")):
+        n = f.stem.split("-")[2]
+        r, alone = cholesky_row(f), cholesky_row(rows / f"qr-cuda-{n}-d.json")
+        if r and alone:
+            ratio = qr_gflops(r) / qr_gflops(alone)
+            doc["qr"].append({"n": int(n), "precision": "d", "devices": "all",
+                              "gflops": qr_gflops(r), "cuda_gflops": qr_gflops(alone),
+                              "ratio": ratio, "target": 1.0})
+            md.append(f"\n`--devices all` at n = {n}, double: {qr_gflops(r):.0f} GFLOP/s against "
+                      f"cuda:0 alone {qr_gflops(alone):.0f}: **{ratio:.3f}x** (target >= 1.0).")
+    md.append("")
+
+    md.append("## Stencil tile kernels against the plain CUDA loop (one tile, no runtime)\n")
+    t = load(rows / "stencil-tile-kernel.json")
+    if t:
+        doc["stencil"].append(t)
+        md.append(f"- tile {t['n']}², {t['sweeps']} sweeps: loop {t['loop_gbs']:.0f} GB/s, tile "
+                  f"kernel {t['tile_gbs']:.0f} GB/s (**{t['tile_vs_loop']:.3f}x**, target >= 0.9), "
+                  f"temporal block D = {t['depth']}: {t['deep_gbs']:.0f} GB/s per sweep "
+                  f"({t['deep_vs_loop']:.3f}x); bit for bit: {t['check']}.")
+    loop = load(rows / "stencil-loop-16384.json")
+    if loop:
+        doc["stencil"].append(loop)
+        md.append(f"- plain loop, n = {loop['n']}, {loop['sweeps']} sweeps: in core {loop['gbs']:.0f} "
+                  f"GB/s, host to host {loop['host_to_host_gbs']:.0f} GB/s "
+                  f"({loop['host_to_host_s']:.3f} s).")
+    md.append("")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: gpu_report.py RESULTS_DIR")
@@ -197,7 +251,7 @@ def main():
     checks = [json.loads(l) for l in (out / "checks.jsonl").read_text().splitlines() if l.strip()]
     gpu = (out / "gpu.txt").read_text().strip() if (out / "gpu.txt").exists() else "unknown"
     doc = {"gpu": gpu, "checks": checks, "ctest": ctest_summary(out), "stream": [], "pipeline": [],
-           "cholesky": [], "hybrid": [], "table3": []}
+           "cholesky": [], "hybrid": [], "table3": [], "qr": [], "stencil": []}
     md = [f"# gpu-check on {gpu}\n", "## Correctness\n", "| check | status | seconds |", "|---|---|---|"]
     md += [f"| {c['check']} | {c['status']} | {c['seconds']} |" for c in checks]
     if doc["ctest"]:
@@ -208,6 +262,7 @@ def main():
     stream_rows(out, md, doc)
     link_rows(out, md, doc)
     cholesky_rows(out, md, doc)
+    qr_stencil_rows(out, md, doc)
     (out / "gpu-check.json").write_text(json.dumps(doc, indent=1) + "\n")
     (out / "gpu-check.md").write_text("\n".join(md) + "\n")
     print("\n".join(md))

@@ -1,18 +1,17 @@
 #pragma once
-/// CUDA kernels of the four QR tile kernels (transposed updates only: the factorisation's), the
-/// same code as the OpenCL ones (device_kernels.inc): geqrt and tpqrt as one thread block of
-/// kCudaPanelThreads, gemqrt and tpmqrt one thread per column. Enqueued on the caller's stream
-/// (void*, a cudaStream_t, so that this header needs no CUDA include); pointers are device
-/// pointers. Compiled by nvcc when CMake found the CUDA toolkit; not yet run on a GPU (docs/qr.md).
+/// CUDA kernels of the four QR tile kernels (transposed updates only: the factorisation's), with
+/// the CPU kernels' storage (cpu_kernels.hpp: R and V in the tile, T by blocks of ib) and their
+/// flops in cuSOLVER and cuBLAS (qr_cuda_kernels.cu): geqrt and tpqrt through geqrf, gemqrt and
+/// tpmqrt as blocked WY updates (gemm, trmm). Enqueued on the caller's stream (void*, a
+/// cudaStream_t, so that this header needs no CUDA include) with cuBLAS/cuSOLVER handles and a
+/// workspace kept per stream; pointers are device pointers. Nothing waits for the device.
+/// Compiled by nvcc when CMake found the CUDA toolkit; not yet run on a GPU (docs/qr.md).
 ///
 ///   cuda_geqrt<double>(stream, m, n, ib, a, lda, t, ldt, v, ldv);   // returns at once
 namespace conveyor::apps::qr {
 
-/// Threads of a panel kernel's single block (a power of two: the sums halve it).
-inline constexpr int kCudaPanelThreads = 64;
-
 /// True when Conveyor was built with the CUDA toolkit; the functions below throw Error otherwise.
-/// Launch errors are thrown as DeviceError.
+/// A failed launch or library call is thrown as DeviceError, a bad shape as Error.
 bool cuda_kernels_available();
 
 /// geqrt of the m x n tile a (T: ib x min(m, n)), then a copied to v.

@@ -1,7 +1,7 @@
-// The QR device kernels (OpenCL on PoCL here; CUDA where a GPU is present: the same code,
-// device_kernels.inc), each run as one task through the runtime on a device alone, against the
-// LAPACKE kernels on ragged tiles with ib not dividing the width, in both precisions; then whole
-// factorisations on the device alone and beside a CPU worker, checked.
+// The QR device kernels (OpenCL on PoCL here, device_kernels.inc; CUDA, through cuSOLVER and
+// cuBLAS, where a GPU is present), each run as one task through the runtime on a device alone,
+// against the LAPACKE kernels on ragged tiles with ib not dividing the width, in both precisions;
+// then whole factorisations on the device alone and beside a CPU worker, checked.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,7 +24,7 @@
 namespace conveyor::apps::qr {
 namespace {
 
-// The arithmetic differs from LAPACK's (unblocked reflectors, other summation orders): entries
+// The arithmetic differs from LAPACK's (other blockings and summation orders): entries
 // agree to a multiple of n u relative to their size.
 template <typename T>
 void expect_close(Tile<T>& got, Tile<T>& want, int n, const char* what) {
