@@ -2,6 +2,8 @@
 (conveyor._core.Runtime) does the work; this subclass gives its methods Python signatures and
 docstrings (inspect.signature, help) and checks the constructor's arguments first."""
 
+import weakref as _weakref
+
 from . import _arrays, _checks, _core
 
 __all__ = ["Runtime", "Task"]
@@ -19,20 +21,14 @@ class Task(int):
         task = rt.submit(fn, [(x, "rw")])
         task.wait(timeout=5)   # returns when it has finished; raises if it failed
         task.done()            # True once it has run, failed or been cancelled
+
+    Made by Runtime.submit only. Each runtime has its own subclass, which holds a weak reference
+    to it: a task is then just an int (submit is the call made per task), and keeps no runtime
+    alive.
     """
 
-    def __new__(cls, task_id, runtime, named):
-        task = super().__new__(cls, task_id)
-        task._runtime = runtime
-        task._named = named  # the name given, else fn: `name` is worked out when asked for
-        return task
-
-    @property
-    def name(self):
-        """The task's name in errors and the trace: the name given to submit, else the callable's
-        __name__ or the built-in codelet's name."""
-        named = self._named
-        return named if isinstance(named, str) else getattr(named, "__name__", "python")
+    __slots__ = ()
+    _runtime = staticmethod(lambda: None)  # the runtime's weakref.ref, on its own subclass
 
     def wait(self, timeout=None):
         """Waits (the GIL released) until this task has finished, `timeout` seconds at most (None:
@@ -45,18 +41,20 @@ class Task(int):
                     not timeout >= 0:
                 raise _core.UsageError(f"Task.wait: timeout must be None or a number of seconds "
                                        f">= 0 (got {timeout!r})")
-        if not _wait_task(self._runtime, int(self), -1.0 if timeout is None else float(timeout)):
-            raise TimeoutError(f"task #{int(self)} '{self.name}' has not finished after "
-                               f"{timeout} s")
+        runtime = self._runtime()
+        if runtime is None:
+            raise _core.UsageError("the runtime is closed")
+        if not _wait_task(runtime, int(self), -1.0 if timeout is None else float(timeout)):
+            raise TimeoutError(f"task #{int(self)} has not finished after {timeout} s")
 
     def done(self):
         """Whether the task has finished (run, failed or cancelled), without waiting; True after
         the runtime is closed."""
-        return _task_done(self._runtime, int(self))
+        runtime = self._runtime()
+        return runtime is None or _task_done(runtime, int(self))
 
     def __repr__(self):
-        state = "done" if self.done() else "pending"
-        return f"<conveyor.Task #{int(self)} '{self.name}' {state}>"
+        return f"<conveyor.Task #{int(self)} {'done' if self.done() else 'pending'}>"
 
     __str__ = int.__repr__  # str() and f-strings give the id, as they did for the int
 
@@ -100,6 +98,8 @@ class Runtime(_core_runtime):
                          _checks.text(scheduler, what, "scheduler"), trace,
                          _checks.text(perf_models, what, "perf_models"),
                          _checks.integer(max_submitted, "Runtime: max_submitted", minimum=0))
+        self._task = type("Task", (Task,), {"__slots__": (), "__module__": Task.__module__,
+                                            "_runtime": _weakref.ref(self)})
 
     def register(self, array, name=""):
         """Registers `array` without copying it and returns its conveyor.Data handle; tasks then
@@ -132,7 +132,7 @@ class Runtime(_core_runtime):
         (default: the callable's __name__). Raises conveyor.UsageError for a bad access, mode or
         tile shape.
         """
-        return Task(_submit(self, fn, accesses, priority, name), self, name or fn)
+        return self._task(_submit(self, fn, accesses, priority, name))
 
     def wait(self):
         """Waits for every task submitted (the GIL is released meanwhile). Raises conveyor.Error
