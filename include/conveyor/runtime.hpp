@@ -15,6 +15,7 @@
 ///   rt.wait_all();                                          // rethrows a task's exception
 ///   std::cout << rt.stats().d2h_copies << "\n";
 ///   rt.unregister(x);                                       // v holds the latest values
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -323,6 +324,20 @@ class Runtime {
   /// Rethrows the first task failure as Error naming the task, the codelet and the worker (tasks
   /// depending on a failed one are not run and are counted in the message).
   void wait_all();
+
+  /// Waits until the task `id` (what submit returned) has finished, and rethrows its failure as
+  /// Error with the message wait_all gives for it ("task 'x' (codelet 'c', #id) failed on ...");
+  /// a task not run because one it depends on failed throws Error saying so. A task finished long
+  /// ago (its Task object recycled) returns at once, as does a failed one after wait_all reported
+  /// it (it throws again). Unlike wait_all it writes nothing back: acquire() the data to read it.
+  /// Throws UsageError for an id this runtime did not issue. A task that needs data held by an
+  /// open HostAccess finishes only after its release.
+  void wait(TaskId id);
+  /// wait(id) for `timeout` at most: false when the task has not finished by then.
+  bool wait_for(TaskId id, std::chrono::duration<double> timeout);
+  /// Whether the task `id` has finished (run, failed or cancelled), without waiting or throwing
+  /// for its failure.
+  bool finished(TaskId id) const;
 
   /// Waits for the tasks that `mode` conflicts with and makes the user's memory hold the latest
   /// contents (Read) or become the only valid copy (Write, ReadWrite) while the access lives.

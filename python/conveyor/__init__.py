@@ -30,7 +30,7 @@ except ImportError as e:  # pragma: no cover - depends on the build
     ) from e
 
 from ._core import Data, DeviceError, Error, HostAccess, UsageError, ValidationError
-from .runtime import Runtime
+from .runtime import Runtime, Task
 from .measure import Result, calibration, devices, pipeline, probe, stream
 from . import linalg  # the apps' tile algorithms on NumPy matrices
 from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
@@ -39,7 +39,7 @@ from . import sim  # the manycore simulator: conveyor.sim.sweep
 del _pkgutil, runtime, measure  # their public names are here; the modules stay importable
 
 __all__ = [
-    "Data", "DeviceError", "Error", "HostAccess", "Result", "Runtime", "UsageError",
+    "Data", "DeviceError", "Error", "HostAccess", "Result", "Runtime", "Task", "UsageError",
     "ValidationError", "build", "calibration", "devices", "linalg", "pipeline", "plot", "probe",
     "sim", "stream",
 ]

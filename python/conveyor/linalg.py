@@ -1,7 +1,13 @@
 """Linear algebra on Conveyor's runtime: the tile algorithms of its apps, with their built-in
 codelets (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm; the
-QR's own OpenCL and CUDA kernels), as one call on a NumPy matrix, with NumPy's conventions
+QR's own OpenCL and CUDA kernels), as one call on a matrix, with NumPy's conventions
 (docs/python.md, "NumPy conventions").
+
+Matrices may come from any DLPack producer (NumPy, PyTorch, CuPy, ...), and results come back as
+the same kind of array (docs/python.md, "Arrays from other libraries"): host memory is read in
+place (the only copy is the result, which is new as NumPy's is); a CUDA array of PyTorch or CuPy is
+copied to the host and its result copied back to its device, since the runtime registers host
+memory only (with devices= it copies tiles to the GPUs itself).
 
     L = conveyor.linalg.cholesky(A)                      # as numpy.linalg.cholesky(A)
     L = conveyor.linalg.cholesky(A, devices="all", offload=["gemm"])
@@ -15,7 +21,7 @@ ValueError) in one line, before anything runs.
 
 import numpy as _np
 
-from . import _checks, _core
+from . import _arrays, _checks, _core
 
 __all__ = ["LinAlgError", "cholesky", "qr", "solve"]
 
@@ -56,12 +62,17 @@ def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload
       offload    codelets the 'offload' scheduler puts on the devices: names among potrf, trsm,
                  syrk, gemm (a list or comma-separated text).
 
+    a: a NumPy array, a list, or any DLPack producer; L is the same kind of array (a PyTorch
+    tensor for one, on its device; docs/python.md, "Arrays from other libraries").
+
     Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when the matrix is not positive
     definite, naming the first leading minor found not to be; conveyor.UsageError (a ValueError)
-    for a matrix that is not 2-D, square, real and finite, or a bad argument.
+    for a matrix that is not 2-D, square, real and finite, or a bad argument; TypeError for an
+    array on a device other than the host or CUDA.
     """
     what = "cholesky"
-    a = _checks.square(_checks.real_matrix(a, what), what)
+    original = a
+    a = _checks.square(_checks.real_matrix(_arrays.host_array(a, what), what), what)
     block = _checks.block(block, what)
     devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
     offload = _checks.offload(offload, what)
@@ -84,7 +95,7 @@ def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload
                  "the position was not reported")
         raise LinAlgError(f"cholesky: the {n} x {n} matrix is not positive definite ({where})",
                           minor if minor > 0 else None, details)
-    return work
+    return _arrays.like(work, original)
 
 
 _QR_MODES = ("reduced", "complete", "r")
@@ -113,14 +124,19 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
                  'locality'.
     Q is rebuilt on the host from the stored reflectors with the CPU kernels.
 
+    a: a NumPy array, a list, or any DLPack producer; Q and R are the same kind of array
+    (docs/python.md, "Arrays from other libraries").
+
     Raises conveyor.UsageError (a ValueError) for a matrix that is not 2-D, real and finite, with
-    fewer rows than columns, or a bad argument.
+    fewer rows than columns, or a bad argument; TypeError for an array on a device other than the
+    host or CUDA.
     """
     what = "qr"
     if mode not in _QR_MODES:
         raise _core.UsageError(f"qr: mode must be one of {', '.join(_QR_MODES)} (got {mode!r}); "
                                "'raw' is not supported")
-    a = _checks.real_matrix(a, what)
+    original = a
+    a = _checks.real_matrix(_arrays.host_array(a, what), what)
     block = _checks.block(block, what)
     ib = _checks.integer(ib, "qr: ib", minimum=1)
     devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
@@ -142,11 +158,13 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
         work[:, :n] = a
     q = _core.qr_in_place(work, block, ib, devices, cpus, scheduler, want_q=mode != "r")
     if m == n:
-        return work if mode == "r" else (q, work)
-    r = _np.array(work[:m if mode == "complete" else n, :n], order="F")
-    if mode == "r":
-        return r
-    return (q, r) if mode == "complete" else (_np.array(q[:, :n], order="F"), r)
+        r = work
+    else:
+        r = _np.array(work[:m if mode == "complete" else n, :n], order="F")
+        if mode == "reduced":
+            q = _np.array(q[:, :n], order="F")
+    r = _arrays.like(r, original)
+    return r if mode == "r" else (_arrays.like(q, original), r)
 
 
 _SOLVE_BLOCK = 256  # rows per step of the triangular solves
@@ -180,18 +198,22 @@ def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler
 
     b: a vector of n entries or an n x k matrix; x has b's shape. float32 when a and b both are,
     else float64. Only the lower triangle of `a` is read. assume_a: 'pos' only (other structures
-    are numpy.linalg.solve's).
+    are numpy.linalg.solve's). a and b: NumPy arrays, lists or any DLPack producers; x is the
+    same kind of array as b (docs/python.md, "Arrays from other libraries").
 
     Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when `a` is not positive
     definite; conveyor.UsageError (a ValueError) for arrays of the wrong shape, dtype or with
-    non-finite entries, or a bad argument.
+    non-finite entries, or a bad argument; TypeError for an array on a device other than the host
+    or CUDA.
     """
     what = "solve"
     if assume_a not in ("pos", "positive definite"):
         raise _core.UsageError(f"solve: only assume_a='pos' (symmetric positive definite) is "
                                f"supported (got {assume_a!r}); numpy.linalg.solve solves general "
                                "systems")
-    a = _checks.square(_checks.real_matrix(a, what), what)
+    a = _checks.square(_checks.real_matrix(_arrays.host_array(a, what), what), what)
+    original_b = b
+    b = _arrays.host_array(b, "solve: b")  # TypeError for an unsupported device, as for `a`
     try:
         b = _np.asarray(b)
     except (ValueError, TypeError) as e:
@@ -210,4 +232,4 @@ def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler
     columns = x.reshape(a.shape[0], -1)  # a view: the solves write into x
     _solve_lower(l, columns)
     _solve_lower_transposed(l, columns)
-    return x
+    return _arrays.like(x, original_b)

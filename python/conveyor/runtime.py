@@ -2,12 +2,61 @@
 (conveyor._core.Runtime) does the work; this subclass gives its methods Python signatures and
 docstrings (inspect.signature, help) and checks the constructor's arguments first."""
 
-from . import _checks, _core
+import weakref as _weakref
 
-__all__ = ["Runtime"]
+from . import _arrays, _checks, _core
+
+__all__ = ["Runtime", "Task"]
 
 _core_runtime = _core.Runtime
 _submit = _core_runtime.submit  # looked up once: submit is the call made per task
+_wait_task = _core_runtime._wait_task
+_task_done = _core_runtime._task_done
+
+
+class Task(int):
+    """A submitted task, as Runtime.submit returns it: its id (an int, increasing in submission
+    order, usable wherever the id was), and a handle one can wait on.
+
+        task = rt.submit(fn, [(x, "rw")])
+        task.wait(timeout=5)   # returns when it has finished; raises if it failed
+        task.done()            # True once it has run, failed or been cancelled
+
+    Made by Runtime.submit only. Each runtime has its own subclass, which holds a weak reference
+    to it: a task is then just an int (submit is the call made per task), and keeps no runtime
+    alive.
+    """
+
+    __slots__ = ()
+    _runtime = staticmethod(lambda: None)  # the runtime's weakref.ref, on its own subclass
+
+    def wait(self, timeout=None):
+        """Waits (the GIL released) until this task has finished, `timeout` seconds at most (None:
+        no limit). Raises TimeoutError when it has not finished by then; conveyor.Error when it
+        failed (a Python task's exception is its __cause__) or was not run because a task it
+        depends on failed. Runtime.wait() still reports the failure too. Reads of the task's
+        output go through Data.acquire or Runtime.wait (the data may still be on a device)."""
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or \
+                    not timeout >= 0:
+                raise _core.UsageError(f"Task.wait: timeout must be None or a number of seconds "
+                                       f">= 0 (got {timeout!r})")
+        runtime = self._runtime()
+        if runtime is None:
+            raise _core.UsageError("the runtime is closed")
+        if not _wait_task(runtime, int(self), -1.0 if timeout is None else float(timeout)):
+            raise TimeoutError(f"task #{int(self)} has not finished after {timeout} s")
+
+    def done(self):
+        """Whether the task has finished (run, failed or cancelled), without waiting; True after
+        the runtime is closed."""
+        runtime = self._runtime()
+        return runtime is None or _task_done(runtime, int(self))
+
+    def __repr__(self):
+        return f"<conveyor.Task #{int(self)} {'done' if self.done() else 'pending'}>"
+
+    __str__ = int.__repr__  # str() and f-strings give the id, as they did for the int
 
 
 class Runtime(_core_runtime):
@@ -49,12 +98,19 @@ class Runtime(_core_runtime):
                          _checks.text(scheduler, what, "scheduler"), trace,
                          _checks.text(perf_models, what, "perf_models"),
                          _checks.integer(max_submitted, "Runtime: max_submitted", minimum=0))
+        self._task = type("Task", (Task,), {"__slots__": (), "__module__": Task.__module__,
+                                            "_runtime": _weakref.ref(self)})
 
     def register(self, array, name=""):
         """Registers `array` without copying it and returns its conveyor.Data handle; tasks then
-        see the array's own memory. The array is a writable one on the CPU (NumPy, or any object
-        with the buffer protocol or DLPack) that is contiguous, or 2-D with unit stride along one
-        axis (a slice of a larger matrix). name: shown in errors and the trace."""
+        see the array's own memory. The array is a writable one in host memory (NumPy, or any
+        DLPack producer: a CPU torch.Tensor, ...; or an object with the buffer protocol) that is
+        contiguous, or 2-D with unit stride along one axis (a slice of a larger matrix). name:
+        shown in errors and the trace.
+
+        The runtime registers host memory only: an array on a GPU (a CuPy array, a CUDA tensor)
+        raises TypeError rather than being copied, since tasks could not write into it."""
+        _arrays.require_host(array, "register")
         return _core_runtime.register(self, array, name)
 
     def unregister(self, data):
@@ -63,7 +119,8 @@ class Runtime(_core_runtime):
         return _core_runtime.unregister(self, data)
 
     def submit(self, fn, accesses, priority=0, name=""):
-        """Submits a task and returns its id (an int, increasing in submission order).
+        """Submits a task and returns its conveyor.Task: an int (its id, increasing in submission
+        order) with wait(timeout=None) and done().
 
         fn: a Python callable, run on a CPU worker as fn(*views) with one NumPy view per access
         (the registered memory, with the array's shape); or the name of a built-in codelet, run
@@ -75,7 +132,7 @@ class Runtime(_core_runtime):
         (default: the callable's __name__). Raises conveyor.UsageError for a bad access, mode or
         tile shape.
         """
-        return _submit(self, fn, accesses, priority, name)
+        return self._task(_submit(self, fn, accesses, priority, name))
 
     def wait(self):
         """Waits for every task submitted (the GIL is released meanwhile). Raises conveyor.Error

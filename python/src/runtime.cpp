@@ -13,6 +13,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -253,11 +254,30 @@ class PyRuntime {
       nb::gil_scoped_release release;
       rt.wait_all();
     } catch (const Error& e) {
-      raise_with_cause(e);
+      raise_with_cause(e, /*forget=*/true);
     }
     in_flight_.clear();
     python_errors_.clear();
   }
+
+  /// Task.wait: waits (GIL released) for one task, `timeout` seconds at most (< 0: no limit);
+  /// returns whether it finished, raises conveyor.Error when it failed (a callable's exception as
+  /// the cause, until the next Runtime.wait). Everything stays for Runtime.wait to report.
+  bool wait_task(TaskId id, double timeout) {
+    Runtime& rt = runtime();
+    try {
+      nb::gil_scoped_release release;
+      if (timeout < 0) {
+        rt.wait(id);
+        return true;
+      }
+      return rt.wait_for(id, std::chrono::duration<double>(timeout));
+    } catch (const Error& e) {
+      raise_with_cause(e, /*forget=*/false);
+    }
+  }
+  /// Task.done: whether the task has finished; after close(), every task has.
+  bool task_done(TaskId id) { return closed() || runtime().finished(id); }
 
   void close() {
     if (!rt_) return;
@@ -288,14 +308,17 @@ class PyRuntime {
  private:
   /// Raises conveyor.Error with the C++ message; when a callable raised, its exception becomes the
   /// cause (so the traceback shows where in the callable). The message names the failed task as
-  /// "#ID)", which picks the exception.
-  [[noreturn]] void raise_with_cause(const Error& e) {
+  /// "#ID)", which picks the exception. `forget`: Runtime.wait, after which the callables and
+  /// their exceptions are let go.
+  [[noreturn]] void raise_with_cause(const Error& e, bool forget) {
     std::string message = e.what();
     nb::object cause;
     for (auto& [id, exc] : python_errors_)
       if (message.find("#" + std::to_string(id) + ")") != std::string::npos) cause = exc;
-    in_flight_.clear();
-    python_errors_.clear();
+    if (forget) {
+      in_flight_.clear();
+      python_errors_.clear();
+    }
     if (!cause.is_valid() || dynamic_cast<const UsageError*>(&e)) throw;
     nb::object error = nb::handle(error_type())(message);
     PyException_SetCause(error.ptr(), cause.release().ptr());  // steals the reference
@@ -514,6 +537,10 @@ void add_runtime(nb::module_& m) {
       .def("_submit_many", &PyRuntime::submit_many, nb::arg("fn"), nb::arg("accesses"),
            nb::arg("count"), "Benchmarks only: a built-in task `count` times, submitted from C++")
       .def("wait", &PyRuntime::wait, "Waits for every task; raises conveyor.Error on a failure")
+      .def("_wait_task", &PyRuntime::wait_task, nb::arg("id"), nb::arg("timeout"),
+           "Waits for one task (timeout < 0: no limit); conveyor.Task.wait documents it")
+      .def("_task_done", &PyRuntime::task_done, nb::arg("id"),
+           "Whether one task has finished; conveyor.Task.done documents it")
       .def("close", &PyRuntime::close, "Waits for the tasks and stops the workers")
       .def_prop_ro("closed", &PyRuntime::closed)
       .def("workers", [](PyRuntime& r) { return r.runtime().workers(); })

@@ -1,7 +1,7 @@
 """Every ```python block of docs/python.md runs as written, in order, in one namespace (as a reader
 would type them into one session), in the test's own folder. A block preceded by the line
-`<!-- doc-test: needs X -->` (X: matplotlib, pandas, opencl) is skipped where X is missing, with
-that reason; the doc says so beside the block."""
+`<!-- doc-test: needs X -->` (X: matplotlib, pandas, opencl, cuda, torch, cupy) is skipped where X
+is missing, with that reason; the doc says so beside the block."""
 
 import importlib.util
 import re
@@ -35,6 +35,8 @@ def missing(need):
         if importlib.util.find_spec(need) is None:
             return f"needs {need} (pip install '.[{'plot' if need == 'matplotlib' else need}]')"
         return None
+    if need in ("torch", "cupy"):
+        return None if importlib.util.find_spec(need) else f"needs {need} (not installed)"
     if need in ("opencl", "cuda"):
         if not any(d["kind"] == need for d in conveyor.devices().records):
             return f"needs an {need} device"

@@ -193,6 +193,18 @@ TaskId Runtime::submit(const Codelet& codelet, std::span<const DataAccess> acces
   return impl_->submit(codelet, accesses, priority, name, args);
 }
 void Runtime::wait_all() { impl_->wait_all(); }
+void Runtime::wait(TaskId id) { impl_->wait(id, std::chrono::steady_clock::time_point::max()); }
+bool Runtime::wait_for(TaskId id, std::chrono::duration<double> timeout) {
+  using Clock = std::chrono::steady_clock;
+  if (!(timeout.count() >= 0)) throw UsageError("wait_for: the timeout must be 0 seconds or more");
+  const Clock::time_point now = Clock::now();
+  const std::chrono::duration<double> room = Clock::time_point::max() - now;
+  const Clock::time_point deadline =
+      timeout >= room ? Clock::time_point::max()
+                      : now + std::chrono::duration_cast<Clock::duration>(timeout);
+  return impl_->wait(id, deadline);
+}
+bool Runtime::finished(TaskId id) const { return impl_->finished(id); }
 HostAccess Runtime::acquire(const Data& data, Access mode) {
   HostAccess access;
   access.ticket_ = impl_->acquire(data, mode);

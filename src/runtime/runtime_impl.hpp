@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "conveyor/runtime.hpp"
@@ -25,6 +26,7 @@
 #include "device/driver.hpp"
 #include "device/trace.hpp"
 #include "device/virtual_clock.hpp"
+#include "runtime/completion_log.hpp"
 #include "runtime/perfmodel/store.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 #include "runtime/task.hpp"
@@ -47,6 +49,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   TaskId submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority,
                 std::string_view name, std::span<const std::byte> args);
   void wait_all();
+  /// Waits until task `id` has finished or `deadline` passes; false on the deadline. Throws Error
+  /// with the task's failure, UsageError for an id not issued (Runtime::wait).
+  bool wait(TaskId id, std::chrono::steady_clock::time_point deadline);
+  bool finished(TaskId id) const;
   /// Waits until `mode` on the data is granted and the host holds the latest contents; the task
   /// returned stands for the access until release().
   runtime::Task* acquire(const Data& data, Access mode);
@@ -155,6 +161,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// Waits on done_cv_ until `ready()`, as a dozing user thread (runtime_impl_shared.hpp).
   template <typename Pred>
   void wait_user(std::unique_lock<std::mutex>& lock, Pred ready);
+  /// The same until `deadline` at most (steady_clock::time_point::max(): none); returns ready().
+  template <typename Pred>
+  bool wait_user_until(std::unique_lock<std::mutex>& lock, Pred ready,
+                       std::chrono::steady_clock::time_point deadline);
   void notify_user();
 
   // Under mutex_.
@@ -207,6 +217,14 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::string first_error_;
   std::uint64_t failed_ = 0;
   std::uint64_t cancelled_ = 0;
+  // Runtime::wait(TaskId): which ids have finished, the failure of each task that failed or was
+  // cancelled (kept for the runtime's life: failures are rare, and a task may be waited on after
+  // wait_all has reported it), and how many user threads wait for one task (complete() wakes them).
+  runtime::CompletionLog completed_;
+  std::unordered_map<TaskId, std::string> task_failures_;
+  int task_waiters_ = 0;
+  /// `id`'s failure message, or null when it did not fail.
+  const std::string* failure_of(TaskId id) const;
 };
 
 }  // namespace conveyor

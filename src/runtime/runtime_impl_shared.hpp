@@ -27,13 +27,18 @@ std::string resolve_scheduler(const RuntimeOptions& o, bool extra_devices);
 std::uint64_t resolve_max_submitted(std::uint64_t given);
 
 template <typename Pred>
-void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
+bool Runtime::Impl::wait_user_until(std::unique_lock<std::mutex>& lock, Pred ready,
+                                    std::chrono::steady_clock::time_point deadline) {
+  constexpr auto kNoDeadline = std::chrono::steady_clock::time_point::max();
   bool asleep = false;
-  while (!ready()) {
+  while (!ready() && (deadline == kNoDeadline || std::chrono::steady_clock::now() < deadline)) {
     if (!asleep) user_sleepers_.push_back(&asleep);
     doze(asleep);
-    done_cv_.wait(lock);
-    if (asleep) {  // woken by no one (spurious): stays registered
+    if (deadline == kNoDeadline)
+      done_cv_.wait(lock);
+    else
+      done_cv_.wait_until(lock, deadline);
+    if (asleep) {  // woken by no one (spurious, or the deadline): stays registered
       continue;
     }
     take_turn(lock, asleep);
@@ -43,6 +48,12 @@ void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
     rouse(asleep);
     take_turn(lock, asleep);
   }
+  return ready();
+}
+
+template <typename Pred>
+void Runtime::Impl::wait_user(std::unique_lock<std::mutex>& lock, Pred ready) {
+  wait_user_until(lock, ready, std::chrono::steady_clock::time_point::max());
 }
 
 }  // namespace conveyor

@@ -40,6 +40,7 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
                       label, data::DataAccess::state(a.data)->describe()));
   Task* t = pool_.get();
   t->id = ++next_id_;
+  completed_.issued(t->id);
   t->codelet = impl;
   t->name.assign(name);
   t->priority = priority;
@@ -50,8 +51,11 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   for (const auto& a : t->accesses)
     if (a.data->poisoned) t->cancelled = true;
   add_dependencies(t);
+  // The id is read first: a task cancelled at once (its data poisoned by a failure) is completed
+  // and recycled inside make_ready.
+  const TaskId id = t->id;
   if (t->pending == 0) make_ready(t);
-  return t->id;
+  return id;
 }
 
 void Runtime::Impl::wait_for_room(std::unique_lock<std::mutex>& lock) {
@@ -128,6 +132,11 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     Task* task = ready_stack_.back();
     ready_stack_.pop_back();
     bool bad = failed || task->cancelled;
+    completed_.finished(task->id);
+    if (task->cancelled)
+      task_failures_.emplace(task->id, fmt::format("task '{}' (#{}) was not run: a task it "
+                                                   "depends on failed",
+                                                   task->label(), task->id));
     for (const auto& a : task->accesses) {
       data::DataState& d = *a.data;
       if (bad && writes(a.mode)) d.poisoned = true;
@@ -159,15 +168,44 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     failed = false;  // only the first task failed; the others are cancelled
   }
-  if (finished_ == submitted_ || (submit_waiting_ && submitted_ - finished_ <= resume_at_))
+  if (finished_ == submitted_ || task_waiters_ > 0 ||
+      (submit_waiting_ && submitted_ - finished_ <= resume_at_))
     notify_user();
 }
 
 void Runtime::Impl::record_failure(const Task* t, std::string_view where, std::string_view what) {
   ++failed_;
-  if (first_error_.empty())
-    first_error_ = fmt::format("task '{}' (codelet '{}', #{}) failed on {}: {}", t->label(),
-                               t->codelet ? t->codelet->name : "-", t->id, where, what);
+  std::string message = fmt::format("task '{}' (codelet '{}', #{}) failed on {}: {}", t->label(),
+                                    t->codelet ? t->codelet->name : "-", t->id, where, what);
+  if (first_error_.empty()) first_error_ = message;
+  task_failures_.emplace(t->id, std::move(message));
+}
+
+const std::string* Runtime::Impl::failure_of(TaskId id) const {
+  if (task_failures_.empty()) return nullptr;  // the usual case: no lookup
+  auto it = task_failures_.find(id);
+  return it == task_failures_.end() ? nullptr : &it->second;
+}
+
+bool Runtime::Impl::wait(TaskId id, std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  if (id == 0 || id > next_id_)
+    throw UsageError(next_id_ == 0
+                         ? fmt::format("wait: no task #{}: none submitted yet", id)
+                         : fmt::format("wait: no task #{} (the last is #{})", id, next_id_));
+  ++task_waiters_;
+  const bool done = wait_user_until(
+      lock, [&] { return completed_.done(id); }, deadline);
+  --task_waiters_;
+  if (!done) return false;
+  if (const std::string* failure = failure_of(id)) throw Error(*failure);
+  return true;
+}
+
+bool Runtime::Impl::finished(TaskId id) const {
+  std::lock_guard lock(mutex_);
+  if (id == 0 || id > next_id_) throw UsageError(fmt::format("finished: no task #{}", id));
+  return completed_.done(id);
 }
 
 std::string Runtime::Impl::write_back_all() {
@@ -219,6 +257,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     t = pool_.get();
     t->kind = Task::Kind::Acquire;
     t->id = ++next_id_;
+    completed_.issued(t->id);
     t->accesses.push_back({&d, mode});
     ++open_acquires_;
     add_dependencies(t);

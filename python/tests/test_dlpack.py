@@ -1,0 +1,202 @@
+"""Arrays from any DLPack producer: registered in place, read by conveyor.linalg without a copy,
+results returned as the same kind of array. The NumPy and custom-producer cases run everywhere;
+PyTorch and CuPy ones where those are installed (and a GPU for their CUDA arrays)."""
+
+import sys
+import types
+
+import pytest
+
+np = pytest.importorskip("numpy")
+conveyor = pytest.importorskip("conveyor", reason="conveyor._core is not built")
+
+from conveyor import _arrays  # noqa: E402  (the package's DLPack helpers)
+
+
+class Producer:
+    """A minimal DLPack producer over a NumPy array: no buffer protocol, no __array_interface__,
+    and a module (this test file) without from_dlpack, so results come back as NumPy."""
+
+    def __init__(self, array, device=None):
+        self.array = array
+        self.device = device
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.device or self.array.__dlpack_device__()
+
+
+def spd(n, seed=3):
+    m = np.random.default_rng(seed).standard_normal((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+def test_a_registered_producer_is_the_same_memory(tmp_path):
+    a = np.arange(12.0)
+    with conveyor.Runtime(cpus=2, pin=False) as rt:
+        data = rt.register(Producer(a))
+        rt.submit(lambda x: x.__imul__(3), [(data, "rw")]).wait()
+        with data.acquire("r") as view:
+            assert np.shares_memory(view, a)
+            np.testing.assert_array_equal(view, np.arange(12.0) * 3)
+    np.testing.assert_array_equal(a, np.arange(12.0) * 3)  # written through the runtime
+
+
+def test_host_arrays_are_read_in_place():
+    a = spd(8)
+    assert _arrays.host_array(a, "t") is a
+    assert np.shares_memory(_arrays.host_array(Producer(a), "t"), a)
+    strided = a[::2, ::2]  # not contiguous: still a view
+    assert np.shares_memory(_arrays.host_array(Producer(strided), "t"), a)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_linalg_takes_a_producer_and_returns_numpy_for_it(order):
+    a = np.array(spd(100), order=order)
+    before = a.copy()
+    L = conveyor.linalg.cholesky(Producer(a), block=32, cpus=2)
+    assert type(L) is np.ndarray
+    np.testing.assert_allclose(L, np.linalg.cholesky(a), rtol=1e-10, atol=1e-10)
+    assert np.array_equal(a, before)  # read, never written
+    q, r = conveyor.linalg.qr(Producer(a[:, :60]), cpus=2)
+    np.testing.assert_allclose(q @ r, a[:, :60], atol=1e-10)
+    x = conveyor.linalg.solve(Producer(a), Producer(np.ones(100)), cpus=2)
+    np.testing.assert_allclose(a @ x, np.ones(100), atol=1e-10)
+
+
+def test_non_contiguous_read_only_and_integer_producers_follow_numpys_rules():
+    a = spd(120)
+    expected = np.linalg.cholesky(a[::2, ::2])
+    readonly = np.array(a[::2, ::2])
+    readonly.flags.writeable = False
+    for source in (a[::2, ::2], readonly):
+        L = conveyor.linalg.cholesky(Producer(source), cpus=2)
+        np.testing.assert_allclose(L, expected, rtol=1e-10, atol=1e-10)
+    L = conveyor.linalg.cholesky(Producer(np.array([[4, 2], [2, 3]], dtype=np.int32)), cpus=1)
+    assert L.dtype == np.float64  # integers computed in float64, as for NumPy input
+    with pytest.raises(conveyor.UsageError, match="complex"):
+        conveyor.linalg.cholesky(Producer(np.eye(3, dtype=complex)))
+
+
+def test_a_read_only_producer_cannot_be_registered():
+    readonly = np.zeros(4)
+    readonly.flags.writeable = False
+    with conveyor.Runtime(cpus=1, pin=False) as rt:
+        with pytest.raises(conveyor.UsageError, match="read-only|writable"):
+            rt.register(Producer(readonly))
+
+
+@pytest.mark.parametrize("device", [(4, 0), (10, 1), (2, 0)], ids=["opencl", "rocm", "cuda"])
+def test_an_unsupported_device_is_a_type_error(device):
+    on_device = Producer(np.eye(4), device=device)
+    with pytest.raises(TypeError, match="not supported"):
+        conveyor.linalg.cholesky(on_device)
+    with pytest.raises(TypeError, match="not supported"):
+        conveyor.linalg.solve(np.eye(4), on_device)
+    with conveyor.Runtime(cpus=1, pin=False) as rt:
+        with pytest.raises(TypeError, match="host memory only"):
+            rt.register(on_device)
+
+
+def test_a_producer_that_cannot_export_is_a_type_error():
+    class Refuses(Producer):
+        def __dlpack__(self, **kwargs):
+            raise BufferError("bfloat16 is not exported")
+
+    with pytest.raises(TypeError, match="bfloat16 is not exported"):
+        conveyor.linalg.cholesky(Refuses(np.eye(2)))
+
+
+def test_results_come_back_through_the_producers_library(monkeypatch):
+    # A library of its own (as torch or jax would be): its module has from_dlpack, so results are
+    # its arrays.
+    library = types.ModuleType("fakearrays")
+
+    class FakeArray(Producer):
+        pass
+
+    FakeArray.__module__ = "fakearrays"
+    library.FakeArray = FakeArray
+    library.from_dlpack = lambda x: FakeArray(np.from_dlpack(x))
+    monkeypatch.setitem(sys.modules, "fakearrays", library)
+    a = spd(40)
+    L = conveyor.linalg.cholesky(FakeArray(a), cpus=1)
+    assert isinstance(L, FakeArray)
+    np.testing.assert_allclose(L.array, np.linalg.cholesky(a), rtol=1e-10, atol=1e-10)
+    q, r = conveyor.linalg.qr(FakeArray(a), cpus=1)
+    assert isinstance(q, FakeArray) and isinstance(r, FakeArray)
+    r_alone = conveyor.linalg.qr(FakeArray(a), mode="r", cpus=1)
+    assert isinstance(r_alone, FakeArray)
+
+
+# PyTorch and CuPy: run where installed; their CUDA arrays where a CUDA GPU is there too.
+
+def _torch():
+    return pytest.importorskip("torch", reason="PyTorch is not installed")
+
+
+def _cuda_torch():
+    torch = _torch()
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA GPU")
+    return torch
+
+
+def _cupy():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            pytest.skip("CuPy sees no CUDA GPU")
+    except cupy.cuda.runtime.CUDARuntimeError as e:
+        pytest.skip(f"CuPy sees no CUDA GPU ({e})")
+    return cupy
+
+
+def test_torch_cpu_tensors_in_place_and_out():
+    torch = _torch()
+    a = torch.from_numpy(spd(64))
+    with conveyor.Runtime(cpus=2, pin=False) as rt:
+        t = torch.zeros(8, dtype=torch.float64)
+        data = rt.register(t)
+        rt.submit(lambda x: x.fill(5), [(data, "w")]).wait()
+    assert torch.all(t == 5)  # written in the tensor's own memory
+    L = conveyor.linalg.cholesky(a, cpus=2)
+    assert isinstance(L, torch.Tensor) and L.device.type == "cpu" and L.dtype == torch.float64
+    torch.testing.assert_close(L, torch.linalg.cholesky(a))
+
+
+def test_torch_cuda_tensors_come_back_on_their_gpu():
+    torch = _cuda_torch()
+    a = torch.from_numpy(spd(256)).cuda()
+    L = conveyor.linalg.cholesky(a, cpus=2)
+    assert L.is_cuda and L.device == a.device
+    torch.testing.assert_close(L, torch.linalg.cholesky(a))
+    q, r = conveyor.linalg.qr(a[:, :128], cpus=2)
+    assert q.is_cuda and r.is_cuda
+    torch.testing.assert_close(q @ r, a[:, :128])
+    with conveyor.Runtime(cpus=1, pin=False) as rt:
+        with pytest.raises(TypeError, match="host memory only"):
+            rt.register(a)
+
+
+def test_torch_cuda_tensors_factorised_on_the_gpu():
+    torch = _cuda_torch()
+    if not any(d["id"] == "cuda:0" for d in conveyor.devices().records):
+        pytest.skip("this build has no CUDA backend")
+    a = torch.from_numpy(spd(512)).cuda()
+    L = conveyor.linalg.cholesky(a, devices="cuda:0", cpus=0, block=128)
+    assert L.is_cuda
+    torch.testing.assert_close(L, torch.linalg.cholesky(a))
+
+
+def test_cupy_arrays_come_back_on_their_gpu():
+    cupy = _cupy()
+    a = cupy.asarray(spd(256))
+    L = conveyor.linalg.cholesky(a, cpus=2)
+    assert isinstance(L, cupy.ndarray) and L.device.id == a.device.id
+    cupy.testing.assert_allclose(L, cupy.linalg.cholesky(a), rtol=1e-10, atol=1e-10)
+    x = conveyor.linalg.solve(a, cupy.ones(256), cpus=2)
+    assert isinstance(x, cupy.ndarray)
+    cupy.testing.assert_allclose(a @ x, cupy.ones(256), atol=1e-10)
