@@ -12,6 +12,8 @@
 namespace conveyor::apps::common {
 namespace {
 
+using conveyor::test::ScratchDir;
+
 TEST(CholeskyDefaultBlock, TheDocumentedCases) {
   EXPECT_EQ(default_block(8192, 2), 1024);  // the 2-core VM: largest tiles, 8 per side
   EXPECT_EQ(default_block(8192, 16), 512);  // 16 cores: 16 tiles per side, as measured best there
