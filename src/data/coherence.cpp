@@ -532,8 +532,7 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
     else if (queued_readers(r) > 0)
       distance = 0xfffffffe;
     bool clean = !valid(r.state);
-    for (int o = 0; o < spaces() && !clean; ++o)
-      clean = o != space && valid(d->replicas[o].state);
+    for (int o = 0; o < spaces() && !clean; ++o) clean = o != space && valid(d->replicas[o].state);
     order.emplace_back(distance << 1 | (clean ? 1 : 0), d);
   }
   std::stable_sort(order.begin(), order.end(),

@@ -34,8 +34,8 @@ WorkerModels::WorkerModels(const RuntimeOptions& options) : state_(std::make_uni
   if (cpus < 0) cpus = static_cast<int>(host_topology().cores.size());
   if (cpus > 0) workers_.push_back({"cpu", DeviceKind::Cpu, cpus, false});
   for (const auto& id : expand_devices(options.devices))
-    workers_.push_back({id, find_device(id)->info().kind, 1,
-                        runtime::perfmodel::shares_host_cores(id)});
+    workers_.push_back(
+        {id, find_device(id)->info().kind, 1, runtime::perfmodel::shares_host_cores(id)});
   if (options.perf_models == "none") return;  // kept in memory by each runtime: nothing yet
   try {
     state_->measured = runtime::perfmodel::PerfModels::load(
