@@ -11,7 +11,8 @@
 // the apps submit at the highest priorities) sees the fastest worker free soon even when its
 // queue holds a long backlog of updates, and stays there. Counting the whole backlog instead sent
 // such tasks to a CPU core, 100x slower, and the whole factorisation waited for them (the H200
-// node twin, n = 16384, tile 2048: 2 tasks on the cores made it 2.3x slower than the GPU alone).
+// node twin, n = 16384, tile 2048: a syrk of 0.17 s on a core made it 2.3x slower than the GPU
+// alone).
 //
 // Calibration: while a (codelet, device) has fewer than PerfModels::kMinSamples measurements (or,
 // with RuntimeOptions::calibrate, while the task's own footprint has fewer than kCalibrateSamples),
