@@ -87,7 +87,8 @@ struct RuntimeOptions {
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
   /// evicted (those the queued tasks need furthest ahead first, then least recently used;
   /// Modified ones are written home first) and the task waits for that, so graphs larger than
-  /// the device run. Only a task whose own buffers exceed it fails. Lower it to emulate a smaller device (`--device-memory` on the CLI).
+  /// the device run. Only a task whose own buffers exceed it fails. Lower it to emulate a smaller
+  /// device (`--device-memory` on the CLI).
   std::uint64_t device_memory_limit = 0;
   /// Early write-back: when a device task that wrote a data ends and no task submitted so far
   /// uses the data again, its host copy is brought up to date at once on the device-to-host link
