@@ -184,7 +184,27 @@ void validate(const RunConfig& c) {
   common::require_host_memory("cholesky", c.n, need);
 }
 
-int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
+namespace {
+// The factorisation's tasks by kind, for the tile rule's models.
+common::TileWorkload workload(Precision precision) {
+  return [precision](int n, int b) {
+    const int tiles = (n + b - 1) / b;
+    const TaskCounts count = task_counts(tiles);
+    const double b3 = static_cast<double>(b) * b * b;
+    const std::size_t tile = static_cast<std::size_t>(b) * b * element_bytes(precision);
+    // The flops of the codelets' cost functions (cholesky.cpp) on square tiles.
+    return std::vector<common::TileTasks>{
+        {"potrf", static_cast<double>(count.potrf), b3 / 3, {tile}},
+        {"trsm", static_cast<double>(count.trsm), b3, {tile, tile}},
+        {"syrk", static_cast<double>(count.syrk), b3, {tile, tile}},
+        {"gemm", static_cast<double>(count.gemm), 2 * b3, {tile, tile, tile}}};
+  };
+}
+}  // namespace
+
+int block_for(const RunConfig& c) {
+  return common::block_for(c.n, c.block, c.runtime, workload(c.precision));
+}
 
 RunResult run_cholesky(const RunConfig& config) {
   validate(config);

@@ -86,9 +86,10 @@ struct RuntimeOptions {
   int device_tasks_in_flight = 4;
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
-  /// evicted (least recently used first; Modified ones are written home first) and the task waits
-  /// for that, so graphs larger than the device run. Only a task whose own buffers exceed it
-  /// fails. Lower it to emulate a smaller device (`--device-memory` on the CLI).
+  /// evicted (those the queued tasks need furthest ahead first, then least recently used;
+  /// Modified ones are written home first) and the task waits for that, so graphs larger than
+  /// the device run. Only a task whose own buffers exceed it fails. Lower it to emulate a smaller
+  /// device (`--device-memory` on the CLI).
   std::uint64_t device_memory_limit = 0;
   /// Early write-back: when a device task that wrote a data ends and no task submitted so far
   /// uses the data again, its host copy is brought up to date at once on the device-to-host link

@@ -59,6 +59,10 @@ struct CoherenceEngine::Space {
   /// Write-backs that eviction started, enqueued once the data lock of the caller is released
   /// (driver thread only).
   std::vector<WriteBack*> started;
+  /// Eviction by next use (driver thread only): the current ranking's epoch (rank_next_uses), and
+  /// the candidates of one eviction in their order, reused.
+  std::uint32_t next_use_epoch = 0;
+  std::vector<std::pair<std::uint64_t, DataState*>> order;
 };
 
 struct CoherenceEngine::WriteBack {
@@ -493,77 +497,84 @@ void CoherenceEngine::drop_prefetched(DataState& d) {
 
 // ---- eviction ---------------------------------------------------------------------------------
 
+void CoherenceEngine::rank_next_uses(int space, std::span<DataState* const> reads) {
+  Space& s = *spaces_[space - 1];
+  if (++s.next_use_epoch == 0) s.next_use_epoch = 1;  // 0: never ranked
+  const std::uint64_t epoch = std::uint64_t{s.next_use_epoch} << 32;
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    std::uint64_t& next = reads[i]->replicas[space].next_use;
+    if ((next & ~std::uint64_t{0xffffffff}) != epoch)
+      next = epoch | std::min<std::size_t>(i, 0xfffffff);
+  }
+}
+
 std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
   Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
   std::vector<WriteBack*>& started = s.started;  // enqueued by reserve_on_device
   std::lock_guard list_lock(s.lru_mutex);
-  {
-    // Clean replicas first (their contents exist elsewhere: freed now, no copy), then write-backs
-    // of the only valid copies, both least recently used first. Pinned ones (tasks in flight, or
-    // the task waiting for this room) are never taken.
-    // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in
-    // this way, 980 with plain LRU, which writes back the tiles being accumulated to keep the panel
-    // tiles that the next row of updates reads again anyway.)
-    // Each pass sweeps twice: first sparing the replicas that a task queued for this device reads
-    // (evicting one costs a copy in again soon, for sure), then taking those too.
-    for (int sweep = 0; sweep < 4; ++sweep) {
-      const int pass = sweep / 2;
-      const bool spare_queued = sweep % 2 == 0;
-      // Room already on its way (earlier write-backs) counts: no more copies than needed.
-      std::size_t landing = s.landing.load();
-      if (freed >= missing || (pass == 1 && freed + landing >= missing)) break;
-      std::size_t coming = landing;
-      for (DataState* d = s.head; d;) {
-        DataState* next = d->replicas[space].lru_next;
-        if (d == tl_preparing) {
-          d = next;
-          continue;
-        }
-        std::unique_lock lock(d->mutex, std::try_to_lock);
-        if (!lock.owns_lock()) {  // busy right now: not a victim this time
-          d = next;
-          continue;
-        }
-        Replica& r = d->replicas[space];
-        if (spare_queued && queued_readers(r) > 0) {
-          d = next;
-          continue;
-        }
-        if (r.block && r.pins == 0 && !r.writing_back) {
-          int elsewhere = -1;  // another space holding a valid replica
-          for (int o = 0; o < spaces() && elsewhere < 0; ++o)
-            if (o != space && valid(d->replicas[o].state)) elsewhere = o;
-          if (pass == 0 && (!valid(r.state) || elsewhere >= 0)) {
-            // A Modified replica hands its ownership to the Shared copy it leaves: with the host
-            // stale, exactly one replica stays Modified, and copies are taken from that one only.
-            // Otherwise a Shared replica whose own peer copy is still landing could be chosen as
-            // a source and read before it is filled. (Every such copy pins its source, the
-            // Modified one, until its task ends: unpinned here, so the heir has landed.)
-            if (r.state == Msi::Modified) d->replicas[elsewhere].state = Msi::Modified;
-            unlink(s.head, s.tail, *d, space);
-            memory(space).free(r.block, d->bytes());
-            r.block = nullptr;
-            r.state = Msi::Invalid;
-            if (r.prefetched) {
-              r.prefetched = false;
-              stats_.count_prefetch_dropped(space);
-            }
-            freed += d->bytes();
-            stats_.count_eviction(space);
-            if (trace_) {
-              double now = trace_->now_us();
-              trace_->add(space + 1, device::kD2hTid, "evict", "memory", now, now);
-            }
-            if (freed >= missing) break;
-          } else if (pass == 1 && valid(r.state) && elsewhere < 0 && !writing_back(*d)) {
-            started.push_back(start_write_back(*d, space, true));
-            coming += d->bytes();
-            if (freed + coming >= missing) break;
-          }
-        }
-        d = next;
+  // The candidates, needed furthest ahead first (Belady's choice over the tasks queued here): no
+  // queued task reads it; queued beyond the ranked window (its readers' count); then by the place
+  // of its first reader. Among equals, clean replicas first (freed now, no copy), then least
+  // recently used first. The key is read without the data's lock: only this thread writes it,
+  // and the replica's state is checked again under the lock below.
+  // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in with
+  // clean-first recency, 980 with plain LRU, which writes back the tiles being accumulated to keep
+  // the panel tiles that the next row of updates reads again anyway.)
+  const std::uint64_t epoch = std::uint64_t{s.next_use_epoch} << 32;
+  auto& order = s.order;
+  order.clear();
+  for (DataState* d = s.head; d; d = d->replicas[space].lru_next) {
+    Replica& r = d->replicas[space];
+    std::uint64_t distance = 0xffffffff;  // no queued reader
+    if (s.next_use_epoch != 0 && (r.next_use & ~std::uint64_t{0xffffffff}) == epoch)
+      distance = r.next_use & 0xfffffff;  // the place of its first reader
+    else if (queued_readers(r) > 0)
+      distance = 0xfffffffe;
+    bool clean = !valid(r.state);
+    for (int o = 0; o < spaces() && !clean; ++o) clean = o != space && valid(d->replicas[o].state);
+    order.emplace_back(distance << 1 | (clean ? 1 : 0), d);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  // Room already on its way (earlier write-backs) counts: no more copies than needed.
+  std::size_t coming = s.landing.load();
+  if (coming >= missing) return 0;
+  for (const auto& [key, d] : order) {
+    if (freed >= missing || freed + coming >= missing) break;
+    if (d == tl_preparing) continue;
+    std::unique_lock lock(d->mutex, std::try_to_lock);
+    if (!lock.owns_lock()) continue;  // busy right now: not a victim this time
+    Replica& r = d->replicas[space];
+    // Pinned ones (tasks in flight, or the task waiting for this room) are never taken.
+    if (!r.block || r.pins > 0 || r.writing_back) continue;
+    int elsewhere = -1;  // another space holding a valid replica
+    for (int o = 0; o < spaces() && elsewhere < 0; ++o)
+      if (o != space && valid(d->replicas[o].state)) elsewhere = o;
+    if (!valid(r.state) || elsewhere >= 0) {
+      // A Modified replica hands its ownership to the Shared copy it leaves: with the host
+      // stale, exactly one replica stays Modified, and copies are taken from that one only.
+      // Otherwise a Shared replica whose own peer copy is still landing could be chosen as
+      // a source and read before it is filled. (Every such copy pins its source, the
+      // Modified one, until its task ends: unpinned here, so the heir has landed.)
+      if (r.state == Msi::Modified) d->replicas[elsewhere].state = Msi::Modified;
+      unlink(s.head, s.tail, *d, space);
+      memory(space).free(r.block, d->bytes());
+      r.block = nullptr;
+      r.state = Msi::Invalid;
+      if (r.prefetched) {
+        r.prefetched = false;
+        stats_.count_prefetch_dropped(space);
       }
+      freed += d->bytes();
+      stats_.count_eviction(space);
+      if (trace_) {
+        double now = trace_->now_us();
+        trace_->add(space + 1, device::kD2hTid, "evict", "memory", now, now);
+      }
+    } else if (!writing_back(*d)) {
+      started.push_back(start_write_back(*d, space, true));
+      coming += d->bytes();
     }
   }
   return freed;

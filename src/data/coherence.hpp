@@ -9,15 +9,19 @@
 // synchronous on the device's own copy-out lane.
 //
 // Device memory is a cache of the host. Each space keeps its replicas that hold a block in a
-// recency list (moved to the back when a task uses them). When an allocation does not fit, the
-// space's driver thread evicts from the front: unpinned replicas whose contents exist elsewhere
-// are freed at once; those that are the only valid copy are written home on the lane and freed
-// once the copy has landed (they are Shared by then), so the caller waits instead of failing.
+// recency list (moved to the back when a task uses them), and the driver thread ranks them by
+// their next use among the tasks queued for its worker (rank_next_uses). When an allocation does
+// not fit, the space's driver thread evicts the replicas needed furthest ahead (none queued
+// first), least recently used first among equals: unpinned replicas whose contents exist
+// elsewhere are freed at once; those that are the only valid copy are written home on the lane
+// and freed once the copy has landed (they are Shared by then), so the caller waits instead of
+// failing.
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "conveyor/runtime.hpp"
@@ -99,6 +103,12 @@ class CoherenceEngine {
   /// The scheduler queued (`delta` = +1) or took (-1) a task reading the data in the own queue of
   /// `space`'s worker. Under the runtime's graph lock; eviction reads the count as a hint.
   static void note_queued(DataState& d, int space, int delta);
+  /// Eviction by next use, driver thread of `space`: `reads` lists the data that the tasks queued
+  /// for its worker read, in the order it will run them (a data may repeat: its first place
+  /// counts). From then on eviction takes first the replicas that no queued task reads, then
+  /// those read furthest ahead (Belady's choice over the known future), replacing the previous
+  /// ranking. Takes no lock: the queued tasks keep their data registered.
+  void rank_next_uses(int space, std::span<DataState* const> reads);
 
   /// Whether `space` holds a valid replica of the data. Any thread, without the data's lock: a
   /// snapshot that may change at once (schedulers ask it under the runtime's lock).

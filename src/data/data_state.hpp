@@ -70,6 +70,11 @@ struct Replica {
   /// replicas no queued task needs. Written by the scheduler under the runtime's graph lock, read
   /// by eviction without it, so both go through std::atomic_ref (relaxed: a hint, not a pin).
   int queued_readers = 0;
+  /// Eviction by next use (CoherenceEngine::rank_next_uses): the space's ranking epoch in the high
+  /// 32 bits, and in the low ones the position, in the order the space's worker will run them, of
+  /// the first task queued there that reads the data. Another epoch: no queued task reads it.
+  /// Written and read by the space's driver thread only.
+  std::uint64_t next_use = 0;
 };
 
 /// Space 0 is the host; spaces 1..N are the devices in the runtime's order.

@@ -71,6 +71,7 @@ void Runtime::Impl::device_loop(Worker& w) {
     }
     if (t) {
       std::uint64_t events = w.memory_events;
+      rank_next_uses(w, t);
       lock.unlock();
       Launch launched = launch_device(w, t);
       lock.lock();
@@ -132,6 +133,28 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   }
   lock.lock();
   return looked;
+}
+
+void Runtime::Impl::rank_next_uses(Worker& w, Task* launching) {
+  // Under mutex_: only this thread takes from its own queue, so these tasks (and their data)
+  // stay until it launches them. The next kAhead tasks in the order the queue gives them out
+  // (priority, then readiness): further ones count as "queued" through their readers' count.
+  constexpr std::size_t kAhead = 64;
+  std::span<runtime::Task* const> queue = scheduler_->own_queue(w.index);
+  w.next_tasks.assign(queue.begin(), queue.end());
+  const std::size_t ahead = std::min(kAhead, w.next_tasks.size());
+  std::partial_sort(w.next_tasks.begin(), w.next_tasks.begin() + ahead, w.next_tasks.end(),
+                    [](const Task* a, const Task* b) {
+                      return a->priority != b->priority ? a->priority > b->priority
+                                                        : a->seq < b->seq;
+                    });
+  w.next_reads.clear();
+  // The launching task's own inputs first: reserving one buffer must not evict the next.
+  for (const auto& a : launching->accesses) w.next_reads.push_back(a.data);
+  for (std::size_t i = 0; i < ahead; ++i)
+    for (const auto& a : w.next_tasks[i]->accesses)
+      if (reads(a.mode)) w.next_reads.push_back(a.data);
+  coherence_->rank_next_uses(w.desc.space, w.next_reads);
 }
 
 void Runtime::Impl::begin_early_write_backs(Worker& w, const std::vector<Slot*>& done,

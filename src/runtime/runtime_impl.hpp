@@ -106,6 +106,8 @@ class Runtime::Impl final : public detail::CompletionSink {
     std::uint64_t memory_events = 0;  ///< write-backs landed, peer pins released (mutex_)
     std::vector<data::DataState*> prefetch_list;  ///< reused by prefetch_queued
     std::vector<data::DataState*> early_list;     ///< reused by begin_early_write_backs
+    std::vector<runtime::Task*> next_tasks;       ///< reused by rank_next_uses
+    std::vector<data::DataState*> next_reads;     ///< reused by rank_next_uses
   };
 
   // The constructor's steps, in order. open_drivers returns the simulated platform's host cores
@@ -144,6 +146,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// copies in of the next tasks in the worker's own queue not looked at yet, so that the queue
   /// holds at most device_tasks_in_flight such tasks ahead. Returns whether it looked at any.
   bool prefetch_queued(Worker& w, std::unique_lock<std::mutex>& lock);
+  /// Under mutex_: tells the coherence engine which data the task about to launch and the tasks
+  /// queued next for this worker read, in the order they will run (eviction by next use).
+  void rank_next_uses(Worker& w, runtime::Task* launching);
   static void on_device_done(void* user, const char* error);
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.

@@ -37,8 +37,9 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
   command
       .add_option("--device-memory", o.device_memory,
                   fmt::format("Memory each device may use for tiles, e.g. 8MiB (default: all of "
-                              "it). Device memory is a cache of the host: {} (least recently used "
-                              "tiles are evicted, modified ones written home first)",
+                              "it). Device memory is a cache of the host: {} (the tiles the queued "
+                              "tasks need furthest ahead are evicted first, modified ones "
+                              "written home first)",
                               about.too_big))
       ->option_text("SIZE");
   command.add_option("--trace", o.trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")

@@ -6,6 +6,14 @@
 // "model-ready" also lets each device take first, among its queued tasks, those whose data is
 // already in place (dmdar).
 //
+// A worker's queue runs by priority, so a task waits only for the queued work of its own priority
+// or higher (and the work already started): a critical-path task (potrf, the panel's trsm, which
+// the apps submit at the highest priorities) sees the fastest worker free soon even when its
+// queue holds a long backlog of updates, and stays there. Counting the whole backlog instead sent
+// such tasks to a CPU core, 100x slower, and the whole factorisation waited for them (the H200
+// node twin, n = 16384, tile 2048: a syrk of 0.17 s on a core made it 2.3x slower than the GPU
+// alone).
+//
 // Calibration: while a (codelet, device) has fewer than PerfModels::kMinSamples measurements (or,
 // with RuntimeOptions::calibrate, while the task's own footprint has fewer than kCalibrateSamples),
 // tasks go there to be measured, a few at a time. A device that computes on the host's own cores
@@ -18,12 +26,14 @@
 // copies count in its worker's load: a simulated device's copies and kernels share its lane.
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "conveyor/models.hpp"
 #include "device/codelet_impl.hpp"
 #include "runtime/perfmodel/models.hpp"
 #include "runtime/scheduler/scheduler.hpp"
@@ -41,20 +51,6 @@ constexpr int kCalibrationInFlight = 1;
 // A device whose measurements (two at least) are this many times slower than the best alternative
 // is not measured further: more samples would only cost time (a PoCL gemm at 100x a core's).
 constexpr double kHopeless = 2.0;
-
-// Before any measurement, a codelet with a cost function is priced at a nominal rate per kind
-// (flop/s). Only a prior: calibration replaces it after a few tasks.
-double nominal_rate(DeviceKind kind) {
-  switch (kind) {
-    case DeviceKind::Cpu:
-      return 1e10;
-    case DeviceKind::Cuda:
-      return 4e12;
-    case DeviceKind::OpenCL:
-      return 2e10;
-  }
-  return 4e9;
-}
 
 class ModelScheduler final : public Scheduler {
  public:
@@ -115,7 +111,7 @@ class ModelScheduler final : public Scheduler {
   void on_start(const Task& task, int worker) override {
     double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
     Load& load = context().workers[worker].space == 0 ? cpu_pool_ : loads_[worker];
-    load.queued = std::max(0.0, load.queued - predicted);
+    load.dequeue(task.priority, predicted);
     Load& mine = loads_[worker];
     if (mine.running++ == 0) mine.anchor = now();
     mine.inflight += predicted;
@@ -169,7 +165,7 @@ class ModelScheduler final : public Scheduler {
         best_known = std::min(best_known, predictions_.back().seconds);
       }
     }
-    double cpu_free = t + backlog_cpu() / std::max(cpus_, 1);
+    double cpu_free = t + backlog_cpu(task.priority) / std::max(cpus_, 1);
     int best = -1;
     double best_finish = std::numeric_limits<double>::max(), best_exec = 0, best_copies = 0;
     for (std::size_t i = 0; i < candidates_.size(); ++i) {
@@ -180,30 +176,50 @@ class ModelScheduler final : public Scheduler {
       double exec = p.known() ? p.seconds : prior(s, d.kind);
       if (!p.known() && exec < 0 && any_measured) exec = best_known;
       if (exec < 0) continue;  // nothing known and no cost function
-      double free = d.space == 0 ? cpu_free : t + backlog_device(w);
+      double free = d.space == 0 ? cpu_free : t + backlog_device(w, task.priority);
       if (d.shares_host_cores) free = std::max(free, cpu_free);
-      double copies = transfer_seconds(task, d);
-      double finish = free + copies + exec;
+      Copies copies = transfer_seconds(task, d);
+      // The inputs arrive once the link has carried what is ahead of them (copies.arrive), and the
+      // worker starts the task once its queue ahead is done and its own copies (copies.own) are
+      // in: the link's backlog and the queue's overlap rather than add up.
+      double finish = std::max(free + copies.own, t + copies.arrive) + exec;
       if (finish < best_finish) {
         best = w;
         best_finish = finish;
         best_exec = exec;
-        best_copies = copies;
+        best_copies = copies.own;
       }
     }
     if (best < 0) return {-1, can};  // no model anywhere yet: like eager
     // Only a simulated lane is known to serialize copies with kernels; a real CUDA device copies
-    // in while the previous kernel runs, and its load stays the kernels'.
+    // in while the previous kernel runs, and its load stays the kernels'. The load counts the
+    // task's own copies, not the link's backlog ahead of them (which every later task would
+    // count again: the H200 twin's GPU looked 0.18 s busy with 0.08 s of work queued).
     return commit(task, best, best_exec, models_->oracle().copy ? best_copies : 0);
   }
 
  private:
   struct Load {
-    double queued = 0;    // predicted seconds placed here and not started
+    // Predicted seconds placed here and not started, by priority (the queue runs highest first).
+    std::map<int, double, std::greater<>> queued;
     double inflight = 0;  // predicted seconds started and not finished
     double anchor = 0;    // when its running work started, or its last completion
     int running = 0;
-    double remaining(double now) const { return queued + std::max(0.0, inflight - (now - anchor)); }
+    void enqueue(int priority, double seconds) { queued[priority] += seconds; }
+    void dequeue(int priority, double seconds) {
+      auto it = queued.find(priority);
+      if (it == queued.end()) return;
+      it->second -= seconds;
+      if (it->second <= 1e-12) queued.erase(it);
+    }
+    // Queued work that runs before a task of `priority` (ties run in submission order: before).
+    double queued_ahead(int priority) const {
+      double total = 0;
+      for (auto it = queued.begin(); it != queued.end() && it->first >= priority; ++it)
+        total += it->second;
+      return total;
+    }
+    double started(double now) const { return std::max(0.0, inflight - (now - anchor)); }
   };
 
   double now() const {
@@ -211,26 +227,28 @@ class ModelScheduler final : public Scheduler {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - epoch_).count();
   }
 
-  // Work given to the CPUs and not done yet, in CPU-seconds.
-  double backlog_cpu() const {
+  // Work given to the CPUs and not done yet that a task of `priority` waits for, in CPU-seconds.
+  double backlog_cpu(int priority) const {
     double t = now();
-    double total = cpu_pool_.queued;
+    double total = cpu_pool_.queued_ahead(priority);
     const auto& workers = context().workers;
     for (std::size_t w = 0; w < workers.size(); ++w)
-      if (workers[w].space == 0) total += loads_[w].remaining(t);
+      if (workers[w].space == 0) total += loads_[w].started(t);
     return total;
   }
-  double backlog_device(int w) const { return loads_[w].remaining(now()); }
+  double backlog_device(int w, int priority) const {
+    return loads_[w].started(now()) + loads_[w].queued_ahead(priority);
+  }
 
   // `copies`: predicted copy time that occupies the worker (0 but on a simulated platform).
   Placement commit(Task& task, int w, double exec, double copies) {
     task.predicted_seconds = exec;
     task.predicted_copy_seconds = copies;
     if (context().workers[w].space == 0) {
-      cpu_pool_.queued += std::max(exec, 0.0) + copies;
+      cpu_pool_.enqueue(task.priority, std::max(exec, 0.0) + copies);
       return {-1, kCpuMask};
     }
-    loads_[w].queued += std::max(exec, 0.0) + copies;
+    loads_[w].enqueue(task.priority, std::max(exec, 0.0) + copies);
     return {w, 0};
   }
 
@@ -283,54 +301,80 @@ class ModelScheduler final : public Scheduler {
   }
 
   static double prior(const TaskShape& s, DeviceKind kind) {
-    if (s.flops > 0) return s.flops / nominal_rate(kind);
+    // Before any measurement, a codelet with a cost function is priced at a nominal rate per kind
+    // (flop/s). Only a prior: calibration replaces it after a few tasks.
+    if (s.flops > 0) return s.flops / WorkerModels::nominal_flops(kind);
     return -1;
   }
 
-  double transfer_seconds(const Task& task, const WorkerDesc& d) const {
+  // Seconds of the copies a task still needs on a worker: `arrive` from now until they are in
+  // (a simulated route's backlog included), `own` the copies themselves.
+  struct Copies {
+    double arrive = 0;
+    double own = 0;
+  };
+
+  Copies transfer_seconds(const Task& task, const WorkerDesc& d) const {
     if (models_->oracle().copy) return modelled_transfer_seconds(task, d.space);
     std::size_t missing = bytes_missing(task, d.space);
-    if (missing == 0) return 0;
+    if (missing == 0) return {};
     const auto& links = models_->links();
     if (d.space != 0) {
       auto it = links.find(d.device);
-      return it != links.end() ? it->second.seconds(missing) : 0.0;
+      double t = it != links.end() ? it->second.seconds(missing) : 0.0;
+      return {t, t};
     }
     // Into the host from whichever device holds the data: the slowest link, to be safe.
     double worst = 0;
     for (const auto& [id, link] : links) worst = std::max(worst, link.seconds(missing));
-    return worst;
+    return {worst, worst};
+  }
+
+  // A copy of `bytes` over the link of the device of `space` (> 0), without any backlog.
+  double own_copy(int space, std::size_t bytes) const {
+    auto it = models_->links().find(space_names_[space]);
+    return it != models_->links().end() ? it->second.seconds(bytes) : 0.0;
   }
 
   // Each input still missing in `space`, priced on its cheapest route from a valid replica: the
   // host's when it has one (the coherence engine copies from the host first), else a device's,
   // directly (peer copies) or through the host.
-  double modelled_transfer_seconds(const Task& task, int space) const {
+  Copies modelled_transfer_seconds(const Task& task, int space) const {
     auto* coherence = context().coherence;
-    if (!coherence) return 0;
+    if (!coherence) return {};
     const auto& copy = models_->oracle().copy;
     const std::string& to = space_names_[space];
     const bool peers = coherence->device_copy() != DeviceCopy::HostStaged;
-    double total = 0;
+    Copies total;
     for (const auto& a : task.accesses) {
       std::size_t bytes = coherence->bytes_missing(*a.data, space, a.mode);
       if (bytes == 0) continue;
       if (space != 0 && coherence->valid_in(*a.data, 0)) {
-        total += std::max(copy("host", to, bytes), 0.0);
+        total.arrive += std::max(copy("host", to, bytes), 0.0);
+        total.own += own_copy(space, bytes);
         continue;
       }
       double best = -1;
+      int best_from = 0;
       for (int from = 1; from < static_cast<int>(space_names_.size()); ++from) {
         if (from == space || space_names_[from].empty() || !coherence->valid_in(*a.data, from))
           continue;
         const std::string& src = space_names_[from];
         double t = space == 0 || peers ? copy(src, to, bytes)
                                        : copy(src, "host", bytes) + copy("host", to, bytes);
-        if (t >= 0 && (best < 0 || t < best)) best = t;
+        if (t >= 0 && (best < 0 || t < best)) {
+          best = t;
+          best_from = from;
+        }
       }
+      if (best <= 0) continue;
+      double own = space == 0 ? own_copy(best_from, bytes)
+                              : own_copy(space, bytes) + (peers ? 0 : own_copy(best_from, bytes));
       // A host task writing data that lives on a device (valid there, not on the host) sends it
       // back for its next device reader: the round trip is the price of the host's help.
-      if (best > 0) total += space == 0 && writes(a.mode) ? 2 * best : best;
+      const int trips = space == 0 && writes(a.mode) ? 2 : 1;
+      total.arrive += trips * best;
+      total.own += trips * own;
     }
     return total;
   }
