@@ -4,7 +4,7 @@
 /// default, takes for each kernel whichever measured faster on PoCL (docs/results/clblast.md);
 /// the environment variable CONVEYOR_OPENCL_BLAS=auto|own|clblast, or set_opencl_blas, forces one.
 ///
-///   if (common::use_clblast(common::ClblastDefault::Yes)) ...   // QR's updates: CLBlast by default
+///   if (common::use_clblast(kClblastUpdatesByDefault)) ...   // else the own kernel
 #include <string_view>
 
 namespace conveyor::apps::common {
@@ -14,7 +14,7 @@ enum class OpenclBlas { Auto, Own, Clblast };
 /// True when Conveyor was built with CLBlast.
 bool clblast_available();
 
-/// "auto", "own" or "clblast"; throws UsageError otherwise, and for "clblast" in a build without it.
+/// "auto", "own" or "clblast"; throws UsageError otherwise, or for "clblast" without CLBlast.
 OpenclBlas parse_opencl_blas(std::string_view text);
 /// The choice in force: set_opencl_blas's, else CONVEYOR_OPENCL_BLAS's (read once; a bad value
 /// throws UsageError), else Auto.

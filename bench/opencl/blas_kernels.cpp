@@ -119,8 +119,8 @@ void compare(const Device& dev, const Options& o, const char* name, double flops
     const double med = common::median(seconds);
     std::printf("%-7s %-8s tile %4d ib %3d %s  median %8.3f ms  best %8.3f ms  %7.2f GFLOP/s\n",
                 name, choice == common::OpenclBlas::Own ? "own" : "clblast", o.tile, o.ib,
-                o.precision.c_str(), med * 1e3, *std::min_element(seconds.begin(), seconds.end()) * 1e3,
-                flops / med * 1e-9);
+                o.precision.c_str(), med * 1e3,
+                *std::min_element(seconds.begin(), seconds.end()) * 1e3, flops / med * 1e-9);
   }
   common::set_opencl_blas(common::OpenclBlas::Auto);
 }

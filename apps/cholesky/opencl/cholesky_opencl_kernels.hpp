@@ -4,7 +4,7 @@
 ///
 ///   program.source = opencl_gemm_source();  program.kernel = kOpenclGemmKernel;
 ///   program.options = opencl_gemm_options(/*double_precision=*/true);
-///   opencl_gemm_enqueue(queue, kernel, sizeof(double), m, n, k, a, lda, b, ldb, c, ldc);  // returns at once
+///   opencl_gemm_enqueue(queue, kernel, sizeof(double), m, n, k, a, lda, b, ldb, c, ldc);
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -38,9 +38,9 @@ std::string_view opencl_gemm_source();
 std::string opencl_gemm_options(bool double_precision);
 
 /// Sets the arguments of `kernel` (a cl_kernel built from opencl_gemm_source()) and enqueues it on
-/// `queue` (a cl_command_queue); `a`, `b`, `c` are cl_mem of elements of `elem_size` bytes. Does not
-/// wait. On a CPU device it runs kOpenclGemmCpuKernel from the same program instead (created once
-/// per thread and program); through CLBlast, CLBlast's gemm on the same queue and buffers.
+/// `queue` (a cl_command_queue); `a`, `b`, `c` are cl_mem of elements of `elem_size` bytes. Does
+/// not wait. On a CPU device it runs kOpenclGemmCpuKernel from the same program instead (created
+/// once per thread and program); through CLBlast, CLBlast's gemm on the same queue and buffers.
 void opencl_gemm_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
                          void* a, int lda, void* b, int ldb, void* c, int ldc);
 /// CLBlast's gemm, C <- C - A B^T (cholesky_opencl_clblast.cpp; without CLBlast it throws).

@@ -49,13 +49,13 @@ void gemqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
   for (int i0 = 0; i0 < k; i0 += ib) {
     const int kb = std::min(ib, k - i0), rows = m - i0;
     const std::size_t yb = std::size_t(i0) + std::size_t(i0) * m;  // Y(i0, i0)
-    kBlas.check(common::clblast_gemm(kYes, kNo, kb, n, rows, T(1), y, yb, m, c, i0, ldc, T(0), w,
-                                     0, kb, q),
-                "gemm");
+    kBlas.check(
+        common::clblast_gemm(kYes, kNo, kb, n, rows, T(1), y, yb, m, c, i0, ldc, T(0), w, 0, kb, q),
+        "gemm");
     apply_t<T>(q, kb, n, t, ldt, i0, w);
-    kBlas.check(common::clblast_gemm(kNo, kNo, rows, n, kb, T(-1), y, yb, m, w, 0, kb, T(1), c,
-                                     i0, ldc, q),
-                "gemm");
+    kBlas.check(
+        common::clblast_gemm(kNo, kNo, rows, n, kb, T(-1), y, yb, m, w, 0, kb, T(1), c, i0, ldc, q),
+        "gemm");
   }
 }
 
@@ -71,15 +71,15 @@ void tpmqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
     const std::size_t vb = std::size_t(i0) * ldv;  // V(0, i0)
     helper(q, sibling, "qr_copy_rows", kb, n, a, cl_int{i0}, cl_int{lda}, w);
     if (m > 0)
-      kBlas.check(common::clblast_gemm(kYes, kNo, kb, n, m, T(1), v, vb, ldv, b, 0, ldb, T(1), w,
-                                       0, kb, q),
-                  "gemm");
+      kBlas.check(
+          common::clblast_gemm(kYes, kNo, kb, n, m, T(1), v, vb, ldv, b, 0, ldb, T(1), w, 0, kb, q),
+          "gemm");
     apply_t<T>(q, kb, n, t, ldt, i0, w);
     helper(q, sibling, "qr_sub_rows", kb, n, a, cl_int{i0}, cl_int{lda}, w);
     if (m > 0)
-      kBlas.check(common::clblast_gemm(kNo, kNo, m, n, kb, T(-1), v, vb, ldv, w, 0, kb, T(1), b,
-                                       0, ldb, q),
-                  "gemm");
+      kBlas.check(
+          common::clblast_gemm(kNo, kNo, m, n, kb, T(-1), v, vb, ldv, w, 0, kb, T(1), b, 0, ldb, q),
+          "gemm");
   }
 }
 

@@ -215,7 +215,8 @@ TEST_P(QrDeviceKernels, ClblastAndOwnUpdatesAgree) {
 
 TEST_P(QrDeviceKernels, OwnKernelsMatchLapack) {
   if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
-  if (!common::clblast_available()) GTEST_SKIP() << "built without CLBlast: SingleMatchesLapack ran them";
+  if (!common::clblast_available())
+    GTEST_SKIP() << "built without CLBlast: SingleMatchesLapack ran them";
   BlasScope own(common::OpenclBlas::Own);
   check_kernels<float>();
 }
