@@ -1,8 +1,8 @@
 #pragma once
-/// The apps' one OpenCL kernel cache (included only by their *_launch.cpp files, which are built
-/// only with OpenCL): what a launcher would otherwise ask OpenCL at every launch, looked up once
-/// per thread. The runtime drives each device from one thread, so the kernels a thread gets here
-/// are its own: it alone sets their arguments.
+/// The apps' one OpenCL kernel cache (included only by their *_launch.cpp and *_clblast.cpp files,
+/// which are built only with OpenCL): what a launcher would otherwise ask OpenCL at every launch,
+/// looked up once per thread. The runtime drives each device from one thread, so the kernels a
+/// thread gets here are its own: it alone sets their arguments.
 ///
 ///   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
 ///   if (cache.is_cpu(kCl, queue)) kernel = cache.kernel(kCl, kernel, "tile_gemm_nt_cpu");
