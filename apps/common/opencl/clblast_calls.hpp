@@ -43,20 +43,5 @@ inline CLBlastStatusCode clblast_gemm(CLBlastTranspose ta, CLBlastTranspose tb, 
   return CLBlastDgemm(CLBlastLayoutColMajor, ta, tb, m, n, k, alpha, a, a_off, lda, b, b_off, ldb,
                       beta, c, c_off, ldc, &q, nullptr);
 }
-/// b <- alpha op(a) b, a triangular on the left.
-inline CLBlastStatusCode clblast_trmm(CLBlastTriangle tri, CLBlastTranspose ta, CLBlastDiagonal d,
-                                      size_t m, size_t n, float alpha, cl_mem a, size_t a_off,
-                                      size_t lda, cl_mem b, size_t b_off, size_t ldb,
-                                      cl_command_queue q) {
-  return CLBlastStrmm(CLBlastLayoutColMajor, CLBlastSideLeft, tri, ta, d, m, n, alpha, a, a_off,
-                      lda, b, b_off, ldb, &q, nullptr);
-}
-inline CLBlastStatusCode clblast_trmm(CLBlastTriangle tri, CLBlastTranspose ta, CLBlastDiagonal d,
-                                      size_t m, size_t n, double alpha, cl_mem a, size_t a_off,
-                                      size_t lda, cl_mem b, size_t b_off, size_t ldb,
-                                      cl_command_queue q) {
-  return CLBlastDtrmm(CLBlastLayoutColMajor, CLBlastSideLeft, tri, ta, d, m, n, alpha, a, a_off,
-                      lda, b, b_off, ldb, &q, nullptr);
-}
 
 }  // namespace conveyor::apps::common

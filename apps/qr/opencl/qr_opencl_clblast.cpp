@@ -29,13 +29,31 @@ void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, i
             "clEnqueueNDRangeKernel");
 }
 
-// w <- T_b^T w for the block of T at column i0 (upper triangular, kb x kb).
+// W <- T_b^T W as a gemm on T's blocks with their strict lower parts zeroed (LAPACK leaves them
+// undefined): CLBlast's trmm would compile a second set of kernels, minutes on PoCL.
 template <typename T>
-void apply_t(cl_command_queue q, int kb, int n, cl_mem t, int ldt, int i0, cl_mem w) {
-  kBlas.check(common::clblast_trmm(CLBlastTriangleUpper, kYes, CLBlastDiagonalNonUnit, kb, n, T(1),
-                                   t, std::size_t(i0) * ldt, ldt, w, 0, kb, q),
-              "trmm");
-}
+class TStep {
+ public:
+  TStep(cl_command_queue q, cl_kernel sibling, int ib, int k, int n, cl_mem t, int ldt)
+      : q_(q), ib_(ib) {
+    common::OpenclKernelCache& cache = common::opencl_kernel_cache();
+    tz_ = cache.scratch(kCl, q, 2, sizeof(T) * std::size_t(ib) * k);
+    out_ = cache.scratch(kCl, q, 3, sizeof(T) * std::size_t(std::min(ib, k)) * n);
+    helper(q, sibling, "qr_upper_blocks", ib, k, t, cl_int{ldt}, tz_);
+  }
+  /// T_b^T w for the block at column i0 (kb x kb), w kb x n; the result's buffer (ld kb).
+  cl_mem apply(int i0, int kb, int n, cl_mem w) const {
+    kBlas.check(common::clblast_gemm(kYes, kNo, kb, n, kb, T(1), tz_, std::size_t(i0) * ib_, ib_, w,
+                                     0, kb, T(0), out_, 0, kb, q_),
+                "gemm");
+    return out_;
+  }
+
+ private:
+  cl_command_queue q_;
+  int ib_;
+  cl_mem tz_, out_;
+};
 
 template <typename T>
 void gemqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, cl_mem v, int ldv,
@@ -46,16 +64,17 @@ void gemqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
   cl_mem y = cache.scratch(kCl, q, 0, sizeof(T) * std::size_t(m) * k);
   cl_mem w = cache.scratch(kCl, q, 1, sizeof(T) * std::size_t(std::min(ib, k)) * n);
   helper(q, sibling, "qr_unit_lower", m, k, v, cl_int{ldv}, y);
+  const TStep<T> t_step(q, sibling, ib, k, n, t, ldt);
   for (int i0 = 0; i0 < k; i0 += ib) {
     const int kb = std::min(ib, k - i0), rows = m - i0;
     const std::size_t yb = std::size_t(i0) + std::size_t(i0) * m;  // Y(i0, i0)
     kBlas.check(
         common::clblast_gemm(kYes, kNo, kb, n, rows, T(1), y, yb, m, c, i0, ldc, T(0), w, 0, kb, q),
         "gemm");
-    apply_t<T>(q, kb, n, t, ldt, i0, w);
-    kBlas.check(
-        common::clblast_gemm(kNo, kNo, rows, n, kb, T(-1), y, yb, m, w, 0, kb, T(1), c, i0, ldc, q),
-        "gemm");
+    cl_mem tw = t_step.apply(i0, kb, n, w);
+    kBlas.check(common::clblast_gemm(kNo, kNo, rows, n, kb, T(-1), y, yb, m, tw, 0, kb, T(1), c, i0,
+                                     ldc, q),
+                "gemm");
   }
 }
 
@@ -66,6 +85,7 @@ void tpmqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
   if (n == 0 || k == 0) return;
   cl_mem w = common::opencl_kernel_cache().scratch(kCl, q, 1,
                                                    sizeof(T) * std::size_t(std::min(ib, k)) * n);
+  const TStep<T> t_step(q, sibling, ib, k, n, t, ldt);
   for (int i0 = 0; i0 < k; i0 += ib) {
     const int kb = std::min(ib, k - i0);
     const std::size_t vb = std::size_t(i0) * ldv;  // V(0, i0)
@@ -74,12 +94,12 @@ void tpmqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
       kBlas.check(
           common::clblast_gemm(kYes, kNo, kb, n, m, T(1), v, vb, ldv, b, 0, ldb, T(1), w, 0, kb, q),
           "gemm");
-    apply_t<T>(q, kb, n, t, ldt, i0, w);
-    helper(q, sibling, "qr_sub_rows", kb, n, a, cl_int{i0}, cl_int{lda}, w);
+    cl_mem tw = t_step.apply(i0, kb, n, w);
+    helper(q, sibling, "qr_sub_rows", kb, n, a, cl_int{i0}, cl_int{lda}, tw);
     if (m > 0)
-      kBlas.check(
-          common::clblast_gemm(kNo, kNo, m, n, kb, T(-1), v, vb, ldv, w, 0, kb, T(1), b, 0, ldb, q),
-          "gemm");
+      kBlas.check(common::clblast_gemm(kNo, kNo, m, n, kb, T(-1), v, vb, ldv, tw, 0, kb, T(1), b, 0,
+                                       ldb, q),
+                  "gemm");
   }
 }
 

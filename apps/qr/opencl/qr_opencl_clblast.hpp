@@ -2,7 +2,7 @@
 /// The QR updates (gemqrt, tpmqrt, transposed) in blocked WY form through CLBlast, for
 /// qr_opencl_launch.cpp: per block of ib reflectors V_b with triangular factor T_b,
 /// W = V_b^T C, W = T_b^T W, C -= V_b W, as LAPACK's larfb does, so that their flops are CLBlast
-/// gemm and trmm calls. Built with CLBlast (qr_opencl_clblast.cpp), else stand-ins that throw
+/// gemm calls. Built with CLBlast (qr_opencl_clblast.cpp), else stand-ins that throw
 /// (qr_opencl_noclblast.cpp). Arguments as opencl_gemqrt_enqueue's and opencl_tpmqrt_enqueue's;
 /// `kernel` is the codelet's, whose program holds the element-wise helpers.
 #include <cstddef>
