@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev
   libhwloc-dev libnuma-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo
+  # CLBlast: the BLAS-shaped parts of the apps' OpenCL kernels (optional: CONVEYOR_WITH_CLBLAST)
+  libclblast-dev
   libopenblas-dev liblapacke-dev
   libopenmpi-dev openmpi-bin
   gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf

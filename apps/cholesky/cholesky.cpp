@@ -10,6 +10,7 @@
 #include "cholesky/graph.hpp"
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/narrow.hpp"
+#include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -92,15 +93,16 @@ void add_implementations(CholeskyCodelets& c) {
   }
 
   if (opencl_kernels_available()) {
+    common::opencl_blas();  // a bad CONVEYOR_OPENCL_BLAS fails here, before any task runs
     OpenclProgram program;
     program.source = std::string(opencl_gemm_source());
     program.kernel = kOpenclGemmKernel;
     program.options = opencl_gemm_options(std::is_same_v<T, double>);
     c.gemm.opencl(std::move(program), [](const TaskContext& t) {
       const Buffer &a = t.buffer(0), &b = t.buffer(1), &g = t.buffer(2);
-      opencl_gemm_enqueue(t.opencl_queue(), t.opencl_kernel(), as_int(g.rows), as_int(g.cols),
-                          as_int(a.cols), t.opencl_mem(0), as_int(a.ld), t.opencl_mem(1),
-                          as_int(b.ld), t.opencl_mem(2), as_int(g.ld));
+      opencl_gemm_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(g.rows),
+                          as_int(g.cols), as_int(a.cols), t.opencl_mem(0), as_int(a.ld),
+                          t.opencl_mem(1), as_int(b.ld), t.opencl_mem(2), as_int(g.ld));
     });
   }
 }

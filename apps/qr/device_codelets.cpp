@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "common/narrow.hpp"
+#include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
 #include "qr/cuda/qr_cuda_kernels.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
@@ -34,10 +35,10 @@ void add_opencl(QrCodelets& c) {
   });
   c.gemqrt.opencl(program(1), [](const TaskContext& t) {
     const Buffer &v = t.buffer(0), &f = t.buffer(1), &m = t.buffer(2);
-    opencl_gemqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), as_int(m.rows), as_int(m.cols),
-                          as_int(std::min(v.rows, v.cols)), as_int(f.rows), t.opencl_mem(0),
-                          as_int(v.ld), t.opencl_mem(1), as_int(f.ld), t.opencl_mem(2),
-                          as_int(m.ld));
+    opencl_gemqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(m.rows),
+                          as_int(m.cols), as_int(std::min(v.rows, v.cols)), as_int(f.rows),
+                          t.opencl_mem(0), as_int(v.ld), t.opencl_mem(1), as_int(f.ld),
+                          t.opencl_mem(2), as_int(m.ld));
   });
   c.tpqrt.opencl(program(2), [](const TaskContext& t) {
     const Buffer &r = t.buffer(0), &b = t.buffer(1), &f = t.buffer(2);
@@ -47,10 +48,10 @@ void add_opencl(QrCodelets& c) {
   });
   c.tpmqrt.opencl(program(3), [](const TaskContext& t) {
     const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
-    opencl_tpmqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), as_int(b.rows), as_int(b.cols),
-                          as_int(v.cols), as_int(f.rows), t.opencl_mem(0), as_int(v.ld),
-                          t.opencl_mem(1), as_int(f.ld), t.opencl_mem(2), as_int(a.ld),
-                          t.opencl_mem(3), as_int(b.ld));
+    opencl_tpmqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(b.rows),
+                          as_int(b.cols), as_int(v.cols), as_int(f.rows), t.opencl_mem(0),
+                          as_int(v.ld), t.opencl_mem(1), as_int(f.ld), t.opencl_mem(2),
+                          as_int(a.ld), t.opencl_mem(3), as_int(b.ld));
   });
 }
 
@@ -84,7 +85,10 @@ void add_cuda(QrCodelets& c) {
 
 void add_device_implementations(QrCodelets& c) {
   const bool single = c.precision == Precision::Single;
-  if (opencl_kernels_available()) single ? add_opencl<float>(c) : add_opencl<double>(c);
+  if (opencl_kernels_available()) {
+    common::opencl_blas();  // a bad CONVEYOR_OPENCL_BLAS fails here, before any task runs
+    single ? add_opencl<float>(c) : add_opencl<double>(c);
+  }
   if (cuda_kernels_available()) {
     single ? add_cuda<float>(c) : add_cuda<double>(c);
     return;

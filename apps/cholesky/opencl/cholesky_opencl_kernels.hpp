@@ -4,7 +4,8 @@
 ///
 ///   program.source = opencl_gemm_source();  program.kernel = kOpenclGemmKernel;
 ///   program.options = opencl_gemm_options(/*double_precision=*/true);
-///   opencl_gemm_enqueue(queue, kernel, m, n, k, a, lda, b, ldb, c, ldc);   // returns at once
+///   opencl_gemm_enqueue(queue, kernel, sizeof(double), m, n, k, a, lda, b, ldb, c, ldc);
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -16,11 +17,16 @@ inline constexpr const char* kOpenclGemmCpuKernel = "tile_gemm_nt_cpu";
 /// Work-items per work-group the kernel is written for (its local size is fixed at 32 x 8).
 inline constexpr int kOpenclGemmGroupSize = 256;
 
-/// Which kernel opencl_gemm_enqueue runs. Auto: the barrier-free one on CPU devices, the
-/// local-memory one elsewhere. The others force one (tests run both on PoCL).
+/// Which own kernel opencl_gemm_enqueue runs. Auto: CLBlast's gemm where common::use_clblast says
+/// so (kClblastGemmByDefault), else the barrier-free kernel on CPU devices, the local-memory one
+/// elsewhere. The others force one of the own kernels (tests run both on PoCL).
 enum class OpenclGemmVariant { Auto, LocalMemory, NoBarrier };
 void set_opencl_gemm_variant(OpenclGemmVariant variant);
 OpenclGemmVariant opencl_gemm_variant();
+
+/// Whether the gemm runs through CLBlast by default (CONVEYOR_OPENCL_BLAS=auto): the faster of the
+/// two on PoCL at the default tile (docs/results/clblast.md).
+inline constexpr bool kClblastGemmByDefault = true;
 
 /// True when Conveyor was built with OpenCL; opencl_gemm_enqueue throws Error otherwise.
 bool opencl_kernels_available();
@@ -32,9 +38,13 @@ std::string_view opencl_gemm_source();
 std::string opencl_gemm_options(bool double_precision);
 
 /// Sets the arguments of `kernel` (a cl_kernel built from opencl_gemm_source()) and enqueues it on
-/// `queue` (a cl_command_queue); `a`, `b`, `c` are cl_mem. Does not wait. On a CPU device it runs
-/// kOpenclGemmCpuKernel from the same program instead (created once per thread and program).
-void opencl_gemm_enqueue(void* queue, void* kernel, int m, int n, int k, void* a, int lda, void* b,
-                         int ldb, void* c, int ldc);
+/// `queue` (a cl_command_queue); `a`, `b`, `c` are cl_mem of elements of `elem_size` bytes. Does
+/// not wait. On a CPU device it runs kOpenclGemmCpuKernel from the same program instead (created
+/// once per thread and program); through CLBlast, CLBlast's gemm on the same queue and buffers.
+void opencl_gemm_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
+                         void* a, int lda, void* b, int ldb, void* c, int ldc);
+/// CLBlast's gemm, C <- C - A B^T (cholesky_opencl_clblast.cpp; without CLBlast it throws).
+void clblast_gemm_enqueue(void* queue, std::size_t elem_size, int m, int n, int k, void* a, int lda,
+                          void* b, int ldb, void* c, int ldc);
 
 }  // namespace conveyor::apps::cholesky

@@ -7,6 +7,7 @@
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/opencl/opencl_calls.hpp"
 #include "common/opencl/opencl_kernel_cache.hpp"
+#include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -18,15 +19,17 @@ constexpr common::OpenclCalls kCl{"OpenCL gemm"};
 
 bool opencl_kernels_available() { return true; }
 
-void opencl_gemm_enqueue(void* queue, void* kernel_ptr, int m, int n, int k, void* a, int lda,
-                         void* b, int ldb, void* c, int ldc) {
+void opencl_gemm_enqueue(void* queue, void* kernel_ptr, std::size_t elem_size, int m, int n, int k,
+                         void* a, int lda, void* b, int ldb, void* c, int ldc) {
+  const OpenclGemmVariant variant = opencl_gemm_variant();
+  if (variant == OpenclGemmVariant::Auto && common::use_clblast(kClblastGemmByDefault))
+    return clblast_gemm_enqueue(queue, elem_size, m, n, k, a, lda, b, ldb, c, ldc);
   auto kernel = static_cast<cl_kernel>(kernel_ptr);
   if (!kernel) throw Error("OpenCL gemm: the codelet has no kernel (program not built)");
   auto q = static_cast<cl_command_queue>(queue);
   // Whether the queue feeds a CPU device, and the CPU variant from the codelet's program: looked up
   // once per thread, so that a launch costs no query and no clCreateKernel after the first.
   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
-  const OpenclGemmVariant variant = opencl_gemm_variant();
   const bool cpu = variant == OpenclGemmVariant::Auto ? cache.is_cpu(kCl, q)
                                                       : variant == OpenclGemmVariant::NoBarrier;
   if (cpu) kernel = cache.kernel(kCl, kernel, kOpenclGemmCpuKernel);

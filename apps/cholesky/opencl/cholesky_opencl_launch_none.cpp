@@ -6,7 +6,8 @@ namespace conveyor::apps::cholesky {
 
 bool opencl_kernels_available() { return false; }
 
-void opencl_gemm_enqueue(void*, void*, int, int, int, void*, int, void*, int, void*, int) {
+void opencl_gemm_enqueue(void*, void*, std::size_t, int, int, int, void*, int, void*, int, void*,
+                         int) {
   throw Error("cholesky: built without OpenCL");
 }
 

@@ -1,15 +1,17 @@
 #pragma once
-/// The apps' one OpenCL kernel cache (included only by their *_launch.cpp files, which are built
-/// only with OpenCL): what a launcher would otherwise ask OpenCL at every launch, looked up once
-/// per thread. The runtime drives each device from one thread, so the kernels a thread gets here
-/// are its own: it alone sets their arguments.
+/// The apps' one OpenCL kernel cache (included only by their *_launch.cpp and *_clblast.cpp files,
+/// which are built only with OpenCL): what a launcher would otherwise ask OpenCL at every launch,
+/// looked up once per thread. The runtime drives each device from one thread, so the kernels a
+/// thread gets here are its own: it alone sets their arguments.
 ///
 ///   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
 ///   if (cache.is_cpu(kCl, queue)) kernel = cache.kernel(kCl, kernel, "tile_gemm_nt_cpu");
+///   cl_mem w = cache.scratch(kCl, queue, 0, bytes);   // a work buffer for the kernels of a task
 ///
 /// Every entry retains what it names (the queue; the program, through its kernel), so no address
 /// in the cache can be reused by another object while the thread lives; the thread's exit
 /// releases them.
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +27,10 @@ class OpenclKernelCache {
   OpenclKernelCache& operator=(const OpenclKernelCache&) = delete;
   ~OpenclKernelCache() {
     for (const Kernel& k : kernels_) clReleaseKernel(k.kernel);
+    for (const Scratch& s : scratch_) {
+      clReleaseMemObject(s.mem);
+      clReleaseCommandQueue(s.queue);
+    }
     for (const auto& [queue, cpu] : queues_) clReleaseCommandQueue(queue);
   }
 
@@ -59,7 +65,38 @@ class OpenclKernelCache {
     return kernel;
   }
 
+  /// Work buffer `slot` of at least `bytes` in `queue`'s context. The queue is in order, so the
+  /// kernels of one task after another may reuse it. A larger request replaces it: OpenCL frees
+  /// the old one once the work enqueued on it is done.
+  cl_mem scratch(const OpenclCalls& cl, cl_command_queue queue, int slot, std::size_t bytes) {
+    Scratch* entry = nullptr;
+    for (Scratch& s : scratch_)
+      if (s.queue == queue && s.slot == slot) entry = &s;
+    if (entry && entry->bytes >= bytes) return entry->mem;
+    cl_context context = nullptr;
+    cl.check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
+             "clGetCommandQueueInfo");
+    cl_int status = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+    cl.check(status, "clCreateBuffer(scratch)");
+    if (entry) {
+      clReleaseMemObject(entry->mem);
+    } else {
+      cl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+      entry = &scratch_.emplace_back(Scratch{queue, slot, nullptr, 0});
+    }
+    entry->mem = mem;
+    entry->bytes = bytes;
+    return mem;
+  }
+
  private:
+  struct Scratch {
+    cl_command_queue queue;  // retained
+    int slot;
+    cl_mem mem;
+    std::size_t bytes;
+  };
   struct Kernel {
     cl_program program;  // kept alive by `kernel`
     std::string name;
@@ -67,6 +104,7 @@ class OpenclKernelCache {
   };
   std::vector<std::pair<cl_command_queue, bool>> queues_;
   std::vector<Kernel> kernels_;
+  std::vector<Scratch> scratch_;
 };
 
 /// This thread's cache, one for all the apps.

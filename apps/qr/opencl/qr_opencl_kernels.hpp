@@ -2,7 +2,8 @@
 /// OpenCL kernels of the four QR tile kernels (transposed updates only: the factorisation's), one
 /// source for both precisions (opencl_qr_options). The panel kernels (geqrt, tpqrt) run as one
 /// work-group of kOpenclPanelGroup work-items; the updates (gemqrt, tpmqrt) one work-item per
-/// column of the tile they update. The arithmetic is device_kernels.inc's, shared with CUDA.
+/// column of the tile they update, or blocked WY form through CLBlast when Conveyor has it
+/// (common/opencl_blas.hpp). The own kernels' arithmetic is device_kernels.inc's, shared with CUDA.
 ///
 ///   program.source = opencl_qr_source();  program.kernel = kOpenclKernels[0];  // "qr_geqrt"
 ///   program.options = opencl_qr_options(/*double_precision=*/true);
@@ -33,14 +34,17 @@ std::string opencl_qr_options(bool double_precision);
 /// geqrt of the m x n tile a (T: ib x min(m, n)), then a copied to v.
 void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* a, int lda, void* t, int ldt, void* v, int ldv);
-/// c <- Q^T c for the k reflectors (v, t) of a geqrt; c is m x n.
-void opencl_gemqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
-                           void* t, int ldt, void* c, int ldc);
+/// c <- Q^T c for the k reflectors (v, t) of a geqrt; c is m x n. Through CLBlast when
+/// common::use_clblast says so (qr_opencl_clblast.hpp), else one work-item per column.
+void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
+                           int ib, void* v, int ldv, void* t, int ldt, void* c, int ldc);
 /// tpqrt (l = 0) of the n x n triangle r on the m x n tile b.
 void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* r, int ldr, void* b, int ldb, void* t, int ldt);
-/// [a; b] <- Q^T [a; b] for the k reflectors (v, t) of a tpqrt; a is k x n, b m x n.
-void opencl_tpmqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
-                           void* t, int ldt, void* a, int lda, void* b, int ldb);
+/// [a; b] <- Q^T [a; b] for the k reflectors (v, t) of a tpqrt; a is k x n, b m x n. Through
+/// CLBlast as opencl_gemqrt_enqueue.
+void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
+                           int ib, void* v, int ldv, void* t, int ldt, void* a, int lda, void* b,
+                           int ldb);
 
 }  // namespace conveyor::apps::qr

@@ -8,7 +8,9 @@
 #include <string>
 
 #include "common/opencl/opencl_calls.hpp"
+#include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
+#include "qr/opencl/qr_opencl_clblast.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
@@ -74,8 +76,10 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
   enqueue_panel(queue, args);
 }
 
-void opencl_gemqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
-                           void* t, int ldt, void* c, int ldc) {
+void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
+                           int ib, void* v, int ldv, void* t, int ldt, void* c, int ldc) {
+  if (common::use_clblast(kClblastUpdatesByDefault))
+    return clblast_gemqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, ldv, t, ldt, c, ldc);
   Args args(kernel);
   args << m << n << k << ib << v << ldv << t << ldt << c << ldc;
   enqueue_columns(queue, args, n);
@@ -89,8 +93,12 @@ void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
   enqueue_panel(queue, args);
 }
 
-void opencl_tpmqrt_enqueue(void* queue, void* kernel, int m, int n, int k, int ib, void* v, int ldv,
-                           void* t, int ldt, void* a, int lda, void* b, int ldb) {
+void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
+                           int ib, void* v, int ldv, void* t, int ldt, void* a, int lda, void* b,
+                           int ldb) {
+  if (common::use_clblast(kClblastUpdatesByDefault))
+    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, ldv, t, ldt, a, lda, b,
+                                  ldb);
   Args args(kernel);
   args << m << n << k << ib << v << ldv << t << ldt << a << lda << b << ldb;
   enqueue_columns(queue, args, n);

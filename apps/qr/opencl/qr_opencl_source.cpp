@@ -55,6 +55,34 @@ __kernel void qr_tpmqrt(const int m, const int n, const int k, const int ib,
   const int col = get_global_id(0);
   if (col < n) qr_tpmqrt_column(col, m, k, ib, v, ldv, t, ldt, a, lda, b, ldb);
 }
+
+// What the CLBlast updates (qr_opencl_clblast.cpp) do between their gemm calls, one
+// work-item per entry. y (m x k, ld m) <- geqrt's reflectors with their unit diagonal and the zeros
+// above it written out.
+__kernel void qr_unit_lower(const int m, const int k, __global const REAL* v, const int ldv,
+                            __global REAL* y) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  if (r < m && c < k)
+    y[r + (long)c * m] = r > c ? v[r + (long)c * ldv] : (r == c ? (REAL)1 : (REAL)0);
+}
+// tz (ib x k, ld ib) <- T with each block's strict lower part zeroed (LAPACK leaves it undefined).
+__kernel void qr_upper_blocks(const int ib, const int k, __global const REAL* t, const int ldt,
+                              __global REAL* tz) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  if (r < ib && c < k) tz[r + (long)c * ib] = r <= c % ib ? t[r + (long)c * ldt] : (REAL)0;
+}
+// w (rows x n, ld rows) <- a(row0 : row0 + rows, 0 : n).
+__kernel void qr_copy_rows(const int rows, const int n, __global const REAL* a, const int row0,
+                           const int lda, __global REAL* w) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  if (r < rows && c < n) w[r + (long)c * rows] = a[row0 + r + (long)c * lda];
+}
+// a(row0 : row0 + rows, 0 : n) -= w.
+__kernel void qr_sub_rows(const int rows, const int n, __global REAL* a, const int row0,
+                          const int lda, __global const REAL* w) {
+  const int r = get_global_id(0), c = get_global_id(1);
+  if (r < rows && c < n) a[row0 + r + (long)c * lda] -= w[r + (long)c * rows];
+}
 )CLC";
 
 const std::string& source() {

@@ -12,6 +12,7 @@
 #include "cholesky/cpu_kernels.hpp"
 #include "cholesky/matrix.hpp"
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
+#include "common/opencl_blas.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
@@ -108,6 +109,22 @@ TEST_P(DeviceTileKernels, GemmDouble) {
   for (auto v : kVariants) {
     SCOPED_TRACE(static_cast<int>(v));
     VariantScope scope(v);
+    check_gemm<double>();
+  }
+}
+
+// With CLBlast, Auto runs CLBlast's gemm (common/opencl_blas.hpp) and the own kernel stays the
+// fallback: both against the same reference, so they agree with each other.
+TEST_P(DeviceTileKernels, GemmThroughClblastAndTheOwnKernel) {
+  if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
+  if (!common::clblast_available()) GTEST_SKIP() << "built without CLBlast: the own kernel ran";
+  for (auto choice : {common::OpenclBlas::Own, common::OpenclBlas::Clblast}) {
+    SCOPED_TRACE(choice == common::OpenclBlas::Own ? "own kernel" : "CLBlast");
+    struct Scope {
+      explicit Scope(common::OpenclBlas c) { common::set_opencl_blas(c); }
+      ~Scope() { common::set_opencl_blas(common::OpenclBlas::Auto); }
+    } scope(choice);
+    check_gemm<float>();
     check_gemm<double>();
   }
 }

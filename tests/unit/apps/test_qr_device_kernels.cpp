@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/opencl_blas.hpp"
 #include "common/precision.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
@@ -160,6 +161,65 @@ class QrDeviceKernels : public test::PerDevice {
 
 TEST_P(QrDeviceKernels, SingleMatchesLapack) { check_kernels<float>(); }
 TEST_P(QrDeviceKernels, DoubleMatchesLapack) { check_kernels<double>(); }
+
+// With CLBlast the OpenCL updates run in blocked WY form through it (common/opencl_blas.hpp), the
+// own kernels staying the fallback: both paths, on the same tiles, agree with each other (each
+// also matches LAPACK: SingleMatchesLapack under Auto, OwnKernelsMatchLapack below).
+struct BlasScope {
+  explicit BlasScope(common::OpenclBlas c) { common::set_opencl_blas(c); }
+  ~BlasScope() { common::set_opencl_blas(common::OpenclBlas::Auto); }
+};
+
+TEST_P(QrDeviceKernels, ClblastAndOwnUpdatesAgree) {
+  if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
+  if (!common::clblast_available()) GTEST_SKIP() << "built without CLBlast";
+  if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
+  auto rt = device_runtime();
+  QrCodelets codelets(Precision::Double);
+  std::mt19937 rng(5);
+  for (auto s : {Shape{45, 33, 7}, Shape{64, 64, 16}}) {
+    SCOPED_TRACE(::testing::Message() << s.m << "x" << s.n << " ib " << s.ib);
+    // LAPACK's reflectors: geqrt's for gemqrt, tpqrt's (an n x n triangle on m x n) for tpmqrt.
+    const int k = std::min(s.m, s.n);
+    auto v = random_tile<double>(s.m, s.n, rng);
+    Tile<double> t(s.ib, k, 0);
+    cpu_geqrt<double>(s.m, s.n, s.ib, v.data(), v.ld, t.data(), t.ld);
+    auto tri = random_tile<double>(s.n, s.n, rng), vb = random_tile<double>(s.m, s.n, rng);
+    Tile<double> tb(s.ib, s.n, 0);
+    cpu_tpqrt<double>(s.m, s.n, s.ib, tri.data(), tri.ld, vb.data(), vb.ld, tb.data(), tb.ld);
+    auto c = random_tile<double>(s.m, 21, rng), c_own = c;
+    auto r = random_tile<double>(s.n, 21, rng), r_own = r;
+    auto b = random_tile<double>(s.m, 21, rng), b_own = b;
+    auto updates = [&](Tile<double>& cm, Tile<double>& top, Tile<double>& bottom) {
+      run<double>(*rt, codelets.gemqrt,
+                  {{&v, Access::Read}, {&t, Access::Read}, {&cm, Access::ReadWrite}});
+      run<double>(*rt, codelets.tpmqrt,
+                  {{&vb, Access::Read},
+                   {&tb, Access::Read},
+                   {&top, Access::ReadWrite},
+                   {&bottom, Access::ReadWrite}});
+    };
+    {
+      BlasScope own(common::OpenclBlas::Own);
+      updates(c_own, r_own, b_own);
+    }
+    {
+      BlasScope clblast(common::OpenclBlas::Clblast);
+      updates(c, r, b);
+    }
+    expect_close(c, c_own, s.m, "gemqrt through CLBlast and the own kernel");
+    expect_close(r, r_own, s.m + s.n, "tpmqrt's A through CLBlast and the own kernel");
+    expect_close(b, b_own, s.m + s.n, "tpmqrt's B through CLBlast and the own kernel");
+  }
+}
+
+TEST_P(QrDeviceKernels, OwnKernelsMatchLapack) {
+  if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
+  if (!common::clblast_available())
+    GTEST_SKIP() << "built without CLBlast: SingleMatchesLapack ran them";
+  BlasScope own(common::OpenclBlas::Own);
+  check_kernels<float>();
+}
 
 // Every task on the device: ragged last tiles, ib not dividing the block.
 TEST_P(QrDeviceKernels, FactorisationOnTheDeviceAlonePassesTheCheck) {

@@ -1,0 +1,16 @@
+// Built without CLBlast: the QR updates run the own kernels only (common::use_clblast is false).
+#include "conveyor/error.hpp"
+#include "qr/opencl/qr_opencl_clblast.hpp"
+
+namespace conveyor::apps::qr {
+
+void clblast_gemqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
+                            void*, int) {
+  throw Error("qr: built without CLBlast");
+}
+void clblast_tpmqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
+                            void*, int, void*, int) {
+  throw Error("qr: built without CLBlast");
+}
+
+}  // namespace conveyor::apps::qr
