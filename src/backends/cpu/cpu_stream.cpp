@@ -16,7 +16,7 @@
 #include "host_memory.hpp"
 #include "stream/cpu_kernels.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 // Slices start on 64-byte boundaries (8 doubles) so that no cache line is written by two threads;
@@ -147,4 +147,4 @@ std::unique_ptr<StreamArrays> CpuDevice::make_stream_arrays(const StreamConfig& 
   return std::make_unique<CpuStreamArrays>(config, placement);
 }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu
