@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/sim.hpp"
+#include "fuzz_check.hpp"
 #include "isa/decode.hpp"
 
 namespace {

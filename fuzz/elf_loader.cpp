@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/sim.hpp"
+#include "fuzz_check.hpp"
 #include "machine/elf.hpp"
 
 using conveyor::fuzz::check;

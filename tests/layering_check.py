@@ -191,23 +191,23 @@ def self_test():
         "src/runtime/runtime_impl.hpp": '#include "core/md5.hpp"\n#include "device/driver.hpp"\n',
         "src/runtime/perfmodel/models.hpp": "#include <string>\n",
         "src/manycore/isa/decode.hpp": "#include <cstdint>\n",
-        "apps/qr/matrix.hpp": '#include "conveyor/runtime.hpp"\n#include "common/tile.hpp"\n',
+        "apps/qr/qr_matrix.hpp": '#include "conveyor/runtime.hpp"\n#include "common/tile.hpp"\n',
         "apps/common/tile.hpp": "#include <cstddef>\n",
-        "apps/cholesky/run.hpp": '#include "common/tile.hpp"\n',
-        "apps/qr/qr.cpp": '#include "qr/matrix.hpp"\n#include <conveyor/stream.hpp>\n'
+        "apps/cholesky/cholesky_run.hpp": '#include "common/tile.hpp"\n',
+        "apps/qr/qr.cpp": '#include "qr/qr_matrix.hpp"\n#include <conveyor/stream.hpp>\n'
                           '#include "build_info.hpp"\n',
         "src/data/coherence.cpp": '#include "device/driver.hpp"\n#include <device/driver.hpp>\n',
-        "tools/conveyor/main.cpp": '#include "report.hpp"\n#include "qr/matrix.hpp"\n'
+        "tools/conveyor/main.cpp": '#include "report.hpp"\n#include "qr/qr_matrix.hpp"\n'
                                    '#include "common/tile.hpp"\n'
                                    "#include <CLI/CLI.hpp>\n",
         "tools/conveyor/report.hpp": "#include <string>\n",
-        "bench/qr/geqrf.cpp": '#include "qr/matrix.hpp"\n#include "conveyor/runtime.hpp"\n',
-        "fuzz/check.hpp": "#pragma once\n",
-        "fuzz/models.cpp": '#include "check.hpp"\n#include "runtime/perfmodel/models.hpp"\n'
+        "bench/qr/geqrf.cpp": '#include "qr/qr_matrix.hpp"\n#include "conveyor/runtime.hpp"\n',
+        "fuzz/fuzz_check.hpp": "#pragma once\n",
+        "fuzz/models.cpp": '#include "fuzz_check.hpp"\n#include "runtime/perfmodel/models.hpp"\n'
                            '#include "isa/decode.hpp"\n',
         "examples/hello.cpp": "#include <conveyor/runtime.hpp>\n#include <cstdio>\n",
         "python/src/core.hpp": "#include <nanobind/nanobind.h>\n",
-        "python/src/linalg.cpp": '#include "core.hpp"\n#include "qr/matrix.hpp"\n',
+        "python/src/linalg.cpp": '#include "core.hpp"\n#include "qr/qr_matrix.hpp"\n',
     }
     violations = {  # one a file
         "include/conveyor/data.hpp": "#include <nlohmann/json.hpp>\n",  # JSON in a runtime header
@@ -224,14 +224,14 @@ def self_test():
         "tools/conveyor/absent.cpp": "#include <runtime/not_there.hpp>\n",  # a src folder
         "tools/conveyor/unknown.cpp": '#include "not_there.hpp"\n',  # no such file
         "apps/qr/angle.cpp": "#include <core/md5.hpp>\n",
-        "apps/qr/other_app.cpp": '#include "cholesky/run.hpp"\n',  # another app's files
-        "apps/common/app.cpp": '#include "qr/matrix.hpp"\n',  # the shared code on one app
+        "apps/qr/other_app.cpp": '#include "cholesky/cholesky_run.hpp"\n',  # another app's files
+        "apps/common/app.cpp": '#include "qr/qr_matrix.hpp"\n',  # the shared code on one app
         "bench/qr/internal.cpp": '#include "runtime/runtime_impl.hpp"\n',
         "bench/qr/relative.cpp": '#include "../../src/core/md5.hpp"\n',
         "fuzz/scheduler.cpp": "#include <runtime/runtime_impl.hpp>\n",  # not a fuzzed reader
-        "examples/app.cpp": "#include <qr/matrix.hpp>\n",  # examples use no app
+        "examples/app.cpp": "#include <qr/qr_matrix.hpp>\n",  # examples use no app
         "examples/c_api.c": '#include "../src/core/md5.hpp"\n',
-        "python/src/runtime.cpp": "#include <runtime/runtime_impl.hpp>\n",
+        "python/src/runtime_bindings.cpp": "#include <runtime/runtime_impl.hpp>\n",
         "python/src/relative.cpp": '#include "../../src/device/driver.hpp"\n',
     }
     expected = list(violations) + ["include/conveyor/runtime.hpp"]

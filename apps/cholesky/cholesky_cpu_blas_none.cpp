@@ -1,5 +1,5 @@
 // Built when CMake found no OpenBLAS/LAPACKE: the CPU kernels are the plain loops.
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
 
 namespace conveyor::apps::cholesky {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 

@@ -1,16 +1,16 @@
-#include "cholesky/distributed.hpp"
+#include "cholesky/cholesky_distributed.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <type_traits>
 
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/graph.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_graph.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "common/blas_threads.hpp"
 #include "common/distributed_runs.hpp"
-#include "common/host_memory.hpp"
+#include "common/memory_check.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -1,10 +1,10 @@
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
 #include "common/hashed_entries.hpp"
 #include "common/parallel_for.hpp"
 #include "common/precision.hpp"

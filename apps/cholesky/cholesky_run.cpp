@@ -1,4 +1,4 @@
-#include "cholesky/run.hpp"
+#include "cholesky/cholesky_run.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/blas_threads.hpp"
 #include "common/block_size.hpp"
-#include "common/host_memory.hpp"
 #include "common/median.hpp"
+#include "common/memory_check.hpp"
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"

@@ -1,4 +1,4 @@
-#include "common/host_memory.hpp"
+#include "common/memory_check.hpp"
 
 #include <cstdint>
 #include <string>

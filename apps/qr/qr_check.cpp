@@ -1,4 +1,4 @@
-#include "qr/check.hpp"
+#include "qr/qr_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,8 +7,8 @@
 #include "common/blas_threads.hpp"
 #include "common/parallel_for.hpp"
 #include "common/precision.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/graph.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_graph.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -13,7 +13,7 @@
 ///   orthogonality_bound<float>(n);
 #include <vector>
 
-#include "qr/matrix.hpp"
+#include "qr/qr_matrix.hpp"
 #include "qr/t_factors.hpp"
 
 namespace conveyor::apps::qr {
@@ -25,8 +25,8 @@ struct QrCheck {
 
 /// The explicit n x n Q (column-major, leading dimension n) of a factorisation left in `a`
 /// (leading dimension ld) and `t` by factorize or the distributed run (with t.domains() domains,
-/// graph.hpp): Q = Q_00 Q_10 ... Q_11 ..., the factorisation kernels' Q in program order, applied
-/// to I from the right end, each step only on the columns it can change.
+/// qr_graph.hpp): Q = Q_00 Q_10 ... Q_11 ..., the factorisation kernels' Q in program order,
+/// applied to I from the right end, each step only on the columns it can change.
 template <typename T>
 std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t);
 
@@ -35,7 +35,7 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t);
 template <typename T>
 QrCheck check_qr(const GeneralMatrix& original, const T* a, long ld, const TFactors<T>& t);
 
-/// The largest residual and orthogonality accepted for order n in precision T (check.cpp says why).
+/// The largest residual and orthogonality accepted for order n in precision T (why: qr_check.cpp).
 template <typename T>
 double residual_bound(int n);
 template <typename T>

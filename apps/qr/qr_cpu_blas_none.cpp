@@ -1,8 +1,8 @@
 // Built when CMake found no LAPACKE: QR has no loop fallback (its kernels are LAPACK's blocked
-// reflectors), so `conveyor qr` refuses to run (run.cpp's validate) and a kernel reached anyway
+// reflectors), so `conveyor qr` refuses to run (qr_run.cpp's validate) and a kernel reached anyway
 // says why.
 #include "conveyor/error.hpp"
-#include "qr/cpu_kernels.hpp"
+#include "qr/qr_cpu_kernels.hpp"
 
 namespace conveyor::apps::qr {
 

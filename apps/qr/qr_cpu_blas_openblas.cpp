@@ -10,7 +10,7 @@
 
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
-#include "qr/cpu_kernels.hpp"
+#include "qr/qr_cpu_kernels.hpp"
 
 namespace conveyor::apps::qr {
 

@@ -1,7 +1,7 @@
 // The QR codelets' OpenCL and CUDA implementations: decoding a task's buffers (in the order of its
-// accesses, graph.hpp) into the device kernels' arguments. Device replicas are contiguous, so each
-// buffer's ld is its rows; a T tile has ib rows, so the ragged last column needs nothing extra.
-#include "qr/device_codelets.hpp"
+// accesses, qr_graph.hpp) into the device kernels' arguments. Device replicas are contiguous, so
+// each buffer's ld is its rows; a T tile has ib rows, so the ragged last column needs no extra.
+#include "qr/qr_device_codelets.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The QR codelets' device implementations (device_codelets.cpp), added by QrCodelets' constructor.
+// The QR codelets' device implementations (qr_device_codelets.cpp), added by QrCodelets' ctor.
 #include "qr/qr.hpp"
 
 namespace conveyor::apps::qr {

@@ -1,4 +1,4 @@
-#include "qr/distributed.hpp"
+#include "qr/qr_distributed.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -9,11 +9,11 @@
 
 #include "common/blas_threads.hpp"
 #include "common/distributed_runs.hpp"
-#include "common/host_memory.hpp"
 #include "common/median.hpp"
+#include "common/memory_check.hpp"
 #include "conveyor/error.hpp"
-#include "qr/graph.hpp"
-#include "qr/matrix.hpp"
+#include "qr/qr_graph.hpp"
+#include "qr/qr_matrix.hpp"
 #include "qr/tree_codelets.hpp"
 
 namespace conveyor::apps::qr {
@@ -23,7 +23,7 @@ template <typename T>
 struct Tiles {
   int n = 0, block = 0, ib = 0, nt = 0;
   ProcessGrid grid;
-  int domains = 1;     // of tile rows, for the reduction tree (graph.hpp): 1 is the flat tree
+  int domains = 1;     // of tile rows, for the reduction tree (qr_graph.hpp): 1 is the flat tree
   bool backed = true;  // false: a simulated cluster that runs no kernels (addresses only)
   std::vector<std::unique_ptr<common::HostMatrix<T>>> own;  // this rank's tiles (ld = rows)
   // At i + j * nt: A_ij, T_ik (i >= k), the tree's TT_ik (k < i < k + domains), the copies V_hk of
@@ -110,7 +110,7 @@ void register_tiles(Distributed& dist, Tiles<T>& s, const GeneralMatrix& matrix,
           add(nullptr, 0, s.width(h), s.width(k), grid.owner(h, k), label("V", h, k)).first;
 }
 
-// The task flow of graph.hpp. With the tree, one domain per process row: at step k each process
+// The task flow of qr_graph.hpp. With the tree, one domain per process row: at step k each process
 // row eliminates its own tiles of column k into its top tile (geqrt, then the TS kernels: the
 // panel and the update chains stay on their ranks), and the tops are merged by a binary tree (the
 // TT kernels), so the updates of a column cross process rows 2 (P - 1) times per step instead of

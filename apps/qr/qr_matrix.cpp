@@ -1,4 +1,4 @@
-#include "qr/matrix.hpp"
+#include "qr/qr_matrix.hpp"
 
 #include "common/parallel_for.hpp"
 #include "conveyor/error.hpp"

@@ -1,4 +1,4 @@
-#include "qr/run.hpp"
+#include "qr/qr_run.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -8,14 +8,14 @@
 
 #include "common/blas_threads.hpp"
 #include "common/block_size.hpp"
-#include "common/host_memory.hpp"
 #include "common/median.hpp"
+#include "common/memory_check.hpp"
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/matrix.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace conveyor::apps::qr {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "conveyor/progress.hpp"
 #include "conveyor/runtime.hpp"
-#include "qr/check.hpp"
 #include "qr/qr.hpp"
+#include "qr/qr_check.hpp"
 
 namespace conveyor::apps::qr {
 

@@ -1,4 +1,4 @@
-#include "stencil/check.hpp"
+#include "stencil/stencil_check.hpp"
 
 #include <cmath>
 

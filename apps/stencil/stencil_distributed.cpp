@@ -1,4 +1,4 @@
-#include "stencil/distributed.hpp"
+#include "stencil/stencil_distributed.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "common/distributed_runs.hpp"
-#include "common/host_memory.hpp"
 #include "common/median.hpp"
+#include "common/memory_check.hpp"
 #include "conveyor/error.hpp"
-#include "stencil/check.hpp"
-#include "stencil/graph.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/halo.hpp"
 #include "stencil/stencil.hpp"
+#include "stencil/stencil_check.hpp"
+#include "stencil/stencil_graph.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {

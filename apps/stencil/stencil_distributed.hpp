@@ -1,6 +1,6 @@
 #pragma once
 /// The stencil on several ranks (`conveyor stencil --grid PxQ` under mpirun, or on a simulated
-/// cluster): the same sweeps as run_sweeps (graph.hpp), submitted on every rank through a
+/// cluster): the same sweeps as run_sweeps (stencil_graph.hpp), submitted on every rank through a
 /// Distributed layer, with the tiles and their halo strips distributed in blocks over a P x Q
 /// process grid (block_grid.hpp). Each rank stores only its own tiles and strips (with the check,
 /// rank 0 also the whole result grid, into which the tiles are gathered at the end). Every task

@@ -1,8 +1,8 @@
 #pragma once
 /// The stencil's task flow, shared by the run on one node (Runtime, Data handles: stencil.cpp) and
-/// the run on several ranks (Distributed, DistributedData: distributed.cpp), so that both submit
-/// the same tasks with the same buffers in the same order. Header-only: the distributed library
-/// instantiates it with its own handles.
+/// the run on several ranks (Distributed, DistributedData: stencil_distributed.cpp), so that both
+/// submit the same tasks with the same buffers in the same order. Header-only: the distributed
+/// library instantiates it with its own handles.
 ///
 ///   HaloHandles<Data> a, b;   // filled by the caller's registration
 ///   submit_sweeps<DataAccess>(a, b, sweeps, depth, coeffs, [&](std::span<const DataAccess> acc,

@@ -1,4 +1,4 @@
-#include "stencil/run.hpp"
+#include "stencil/stencil_run.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "common/block_size.hpp"
-#include "common/host_memory.hpp"
 #include "common/median.hpp"
+#include "common/memory_check.hpp"
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "stencil/check.hpp"
 #include "stencil/grid.hpp"
+#include "stencil/stencil_check.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {

@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "qr/matrix.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace qr = conveyor::apps::qr;
 

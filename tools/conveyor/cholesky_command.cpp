@@ -1,7 +1,5 @@
 // conveyor cholesky: tiled block Cholesky on the task runtime (seed 003's evaluation), with its
 // GFLOP/s and the host/device copies the runtime made (the seed's tables 3 and 5).
-#include "cholesky/cholesky.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,15 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/matrix.hpp"
-#include "cholesky/run.hpp"
+#include "cholesky/cholesky.hpp"
+#include "cholesky/cholesky_matrix.hpp"
+#include "cholesky/cholesky_run.hpp"
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
 #include "distributed/cholesky_on_ranks.hpp"
 #include "progress_line.hpp"
-#include "runtime_options.hpp"
+#include "runtime_cli_options.hpp"
 
 namespace conveyor::cli {
 namespace {

@@ -2,8 +2,6 @@
 // GFLOP/s, the host/device copies, tasks per worker, and with --check the residual and the
 // orthogonality of Q against their bounds. --platform runs it on a simulated node, or on a
 // simulated cluster.
-#include "qr/qr.hpp"
-
 #include <fmt/format.h>
 
 #include <iostream>
@@ -16,9 +14,10 @@
 #include "conveyor/units.hpp"
 #include "distributed/qr_on_ranks.hpp"
 #include "progress_line.hpp"
-#include "qr/matrix.hpp"
-#include "qr/run.hpp"
-#include "runtime_options.hpp"
+#include "qr/qr.hpp"
+#include "qr/qr_matrix.hpp"
+#include "qr/qr_run.hpp"
+#include "runtime_cli_options.hpp"
 
 namespace conveyor::cli {
 namespace {

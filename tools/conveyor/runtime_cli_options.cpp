@@ -1,4 +1,4 @@
-#include "runtime_options.hpp"
+#include "runtime_cli_options.hpp"
 
 #include <fmt/format.h>
 

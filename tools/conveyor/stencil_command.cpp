@@ -1,8 +1,6 @@
 // conveyor stencil: an iterative 2D Jacobi 5-point stencil on the task runtime (docs/stencil.md):
 // GB/s of grid traffic, the copies between host and devices, tasks per worker, and with --check
 // exact equality with a sequential run on the host.
-#include "stencil/stencil.hpp"
-
 #include <fmt/format.h>
 
 #include <iostream>
@@ -15,9 +13,10 @@
 #include "conveyor/units.hpp"
 #include "distributed/stencil_on_ranks.hpp"
 #include "progress_line.hpp"
-#include "runtime_options.hpp"
+#include "runtime_cli_options.hpp"
 #include "stencil/grid.hpp"
-#include "stencil/run.hpp"
+#include "stencil/stencil.hpp"
+#include "stencil/stencil_run.hpp"
 
 namespace conveyor::cli {
 namespace {
