@@ -7,8 +7,6 @@
 // and a host task takes it only to run its callable. No C++ object that a worker thread may destroy
 // owns a Python reference: a task's callable and arrays are held by the Runtime object until the
 // wait() that follows them, so that the workers never touch a reference count.
-#include "conveyor/runtime.hpp"
-
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -26,6 +24,7 @@
 #include "conveyor/codelet.hpp"
 #include "conveyor/data.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/runtime.hpp"
 #include "core.hpp"
 
 namespace nb = nanobind;

@@ -1,8 +1,6 @@
 // conveyor models: the performance models the model schedulers learnt on this machine (measured
 // task times per codelet, device and buffer footprint, the fitted size curve, and how well the
 // models predicted the tasks they placed), as a table or JSON for `conveyor plot`.
-#include "conveyor/models.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include "commands.hpp"
 #include "conveyor/calibration.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/models.hpp"
 
 namespace conveyor::cli {
 namespace {

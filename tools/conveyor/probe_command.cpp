@@ -1,8 +1,6 @@
 // conveyor probe: offload cost per device and memory model (seed 004): bandwidth versus size,
 // dispatch Td, attach Tm, the model T = Td + Tm + bytes(r+w) / BW as the seed's table 3, the
 // application pair with its crossover, and the calibration file later parts read.
-#include "conveyor/probe.hpp"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,6 +14,7 @@
 #include "conveyor/calibration.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/probe.hpp"
 #include "conveyor/units.hpp"
 #include "progress_line.hpp"
 

@@ -2,8 +2,6 @@
 // benchmark by name or the user's own ELF), `sweep` reproduces the seed's figures 4 and 5 (the
 // five benchmarks x 16/64 nodes x 0/8/16/32 store-buffer entries, relative to 0 entries),
 // `extensions` measures the two mechanisms of the seed's future work.
-#include "conveyor/sim.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 
 #include "commands.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/sim.hpp"
 #include "conveyor/units.hpp"
 #include "progress_line.hpp"
 

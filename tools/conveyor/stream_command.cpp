@@ -1,8 +1,6 @@
 // conveyor stream: STREAM (Copy, Scale, Add, Triad, Dot) on the CPU and on every OpenCL and CUDA
 // device, with a thread sweep, thread binding and memory placement on the CPU. The rules, the
 // timing and the validation live in the library (run_stream); this file parses, plans and prints.
-#include "conveyor/stream.hpp"
-
 #include <fmt/format.h>
 
 #include <iostream>
@@ -12,6 +10,7 @@
 #include "commands.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/stream.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
 #include "progress_line.hpp"
