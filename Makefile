@@ -58,8 +58,8 @@ test: build
 	  cmake --build build/tsan -j $(JOBS) --target conveyor_distributed_unit_tests && \
 	  build/tsan/tests/conveyor_distributed_unit_tests || exit 1; \
 	fi
-	cmake --build build/asan -j $(JOBS) --target conveyor_sim_tests
-	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_sim_tests
+	cmake --build build/asan -j $(JOBS) --target conveyor_manycore_tests
+	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_manycore_tests
 	FUZZ_SECONDS=7 JOBS=$(JOBS) scripts/fuzz.sh
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@if ls $(BUILD)/python/conveyor/_core.*.so > /dev/null 2>&1; then \

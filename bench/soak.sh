@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long differential soak: random task graphs across MPI ranks (tests/mpi/test_random_graphs.cpp)
+# The long differential soak: random task graphs across MPI ranks (tests/mpi/test_distributed_random_graphs.cpp)
 # over every configuration of that test (each scheduler, both coherence policies, CPUs only, one or
 # two emulated devices, a simulated four-device platform, device memory unlimited or small) at
 # 1, 2, 3 and 4 ranks, each run with a seed of its own. A run is one mpirun under `timeout`; it

@@ -15,8 +15,8 @@ else()
   set(conveyor_static FALSE)
 endif()
 
-set_target_properties(conveyor_sim PROPERTIES EXPORT_NAME sim)
-install(TARGETS conveyor conveyor_sim EXPORT conveyorTargets
+set_target_properties(conveyor_manycore PROPERTIES EXPORT_NAME sim)
+install(TARGETS conveyor conveyor_manycore EXPORT conveyorTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
@@ -29,9 +29,9 @@ install(TARGETS conveyor_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/conveyor DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/conveyor_plot DESTINATION ${conveyor_data_dir}/python
   PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/sim/programs/mcore DESTINATION ${conveyor_data_dir}/sim)
-if(TARGET conveyor_sim_programs)
-  install(DIRECTORY ${PROJECT_BINARY_DIR}/sim/programs/ DESTINATION ${conveyor_data_dir}/sim/programs
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/manycore/programs/mcore DESTINATION ${conveyor_data_dir}/sim)
+if(TARGET conveyor_manycore_programs)
+  install(DIRECTORY ${PROJECT_BINARY_DIR}/manycore/programs/ DESTINATION ${conveyor_data_dir}/sim/programs
     FILES_MATCHING PATTERN "*.elf")
 endif()
 

@@ -45,7 +45,7 @@ endif()
 
 if(CONVEYOR_HAVE_PYTHON)
   # The static libraries end up inside a shared object.
-  set_target_properties(conveyor conveyor_apps conveyor_sim
+  set_target_properties(conveyor conveyor_apps conveyor_manycore
     PROPERTIES POSITION_INDEPENDENT_CODE ON)
   add_subdirectory(${PROJECT_SOURCE_DIR}/python ${PROJECT_BINARY_DIR}/python)
   message(STATUS "Python module conveyor._core: ${PROJECT_BINARY_DIR}/python/conveyor "

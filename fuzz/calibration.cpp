@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "check.hpp"
 #include "conveyor/error.hpp"
+#include "fuzz_check.hpp"
 
 using conveyor::fuzz::check;
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/conveyor.h"
+#include "fuzz_check.hpp"
 
 namespace {
 

@@ -1,25 +1,25 @@
-// Feeds: 32-bit words to the RV32IM decoder (sim::isa::decode, src/sim/isa/decode.cpp), then the
-// same words as the code of a one-node program run for a few thousand cycles, so that the core
-// executes whatever the decoder made of them, on whatever operands they compute.
-// A bug: a crash or sanitizer report (e.g. an overflowing shift, division or address in the
-// core); a decoded instruction that does not re-encode to its word (another major opcode,
-// register fields or an immediate that are not the word's bits in the format's places, a store,
-// branch or system instruction with a destination register); a run that throws anything but
-// SimFault (the program misbehaved) or UsageError.
+// Feeds: 32-bit words to the RV32IM decoder (manycore::isa::decode, src/manycore/isa/decode.cpp),
+// then the same words as the code of a one-node program run for a few thousand cycles, so that the
+// core executes whatever the decoder made of them, on whatever operands they compute. A bug: a
+// crash or sanitizer report (e.g. an overflowing shift, division or address in the core); a decoded
+// instruction that does not re-encode to its word (another major opcode, register fields or an
+// immediate that are not the word's bits in the format's places, a store, branch or system
+// instruction with a destination register); a run that throws anything but SimFault (the program
+// misbehaved) or UsageError.
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/sim.hpp"
+#include "fuzz_check.hpp"
 #include "isa/decode.hpp"
 
 namespace {
 
 using conveyor::fuzz::check;
-using conveyor::sim::isa::Insn;
-using conveyor::sim::isa::Op;
+using conveyor::manycore::isa::Insn;
+using conveyor::manycore::isa::Op;
 
 std::uint32_t bits(std::uint32_t word, int hi, int lo) {
   return (word >> lo) & ((1u << (hi - lo + 1)) - 1);
@@ -95,8 +95,8 @@ Format format_of(Op op, std::uint32_t& opcode) {
 void check_insn(std::uint32_t word, const Insn& insn) {
   check(insn.op < Op::kCount, "decode gave an op out of range");
   check(insn.rd < 32 && insn.rs1 < 32 && insn.rs2 < 32, "decode gave a register above x31");
-  check(std::strlen(conveyor::sim::isa::op_name(insn.op)) > 0, "op_name gave no name");
-  check(conveyor::sim::isa::decode(word).op == insn.op, "decode is not deterministic");
+  check(std::strlen(conveyor::manycore::isa::op_name(insn.op)) > 0, "op_name gave no name");
+  check(conveyor::manycore::isa::decode(word).op == insn.op, "decode is not deterministic");
   if (insn.op == Op::kIllegal) {
     check(insn.rd == 0 && insn.rs1 == 0 && insn.rs2 == 0 && insn.imm == 0,
           "an illegal instruction carries fields");
@@ -188,7 +188,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < words; ++i) {
     std::uint32_t word;
     std::memcpy(&word, data + 4 * i, 4);
-    check_insn(word, conveyor::sim::isa::decode(word));
+    check_insn(word, conveyor::manycore::isa::decode(word));
   }
   if (words == 0) return 0;
   conveyor::sim::SimConfig config;

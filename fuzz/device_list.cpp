@@ -1,5 +1,5 @@
 // Feeds: any text as the value of `conveyor cholesky --devices LIST`, parsed as the CLI parses it
-// (CLI11, split at commas), then what the tool does with it (tools/conveyor/cholesky.cpp,
+// (CLI11, split at commas), then what the tool does with it (tools/conveyor/cholesky_command.cpp,
 // workers_of): "cpu" and "cpu:0" taken out as the CPU workers, the rest given to the library's
 // expand_devices (src/runtime/runtime_options.cpp), whose devices the runtime then opens with
 // find_device (src/backends/backend_registry.cpp).
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "fuzz_check.hpp"
 
 using conveyor::fuzz::check;
 

@@ -1,5 +1,5 @@
 // Feeds: any bytes as a RISC-V program file to the simulator's ELF loader (sim::load_elf,
-// src/sim/machine/elf.cpp, what `conveyor sim` runs on every program), and the programs it
+// src/manycore/machine/elf.cpp, what `conveyor sim` runs on every program), and the programs it
 // accepts to a one-node machine (sim::run_elf_image) for a few thousand cycles.
 // A bug: a crash, sanitizer report or out-of-memory (a small file must not make the loader
 // allocate gigabytes); a rejection that is not UsageError; an accepted image that breaks the
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/sim.hpp"
+#include "fuzz_check.hpp"
 #include "machine/elf.hpp"
 
 using conveyor::fuzz::check;
@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   config.main_memory_bytes = 64 * 1024;
   config.max_cycles = 20000;
   try {
-    const conveyor::sim::ElfImage image =
-        conveyor::sim::load_elf(file, "fuzz.elf", config.local_memory_bytes);
+    const conveyor::manycore::ElfImage image =
+        conveyor::manycore::load_elf(file, "fuzz.elf", config.local_memory_bytes);
     int executable = 0;
     for (const auto& s : image.segments) {
       check(s.addr + std::uint64_t{s.bytes.size()} <= config.local_memory_bytes,
@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (std::size_t w = 0; w < image.code.size(); ++w) {
         std::uint32_t word;
         std::memcpy(&word, s.bytes.data() + 4 * w, 4);
-        const conveyor::sim::isa::Insn want = conveyor::sim::isa::decode(word);
-        const conveyor::sim::isa::Insn& got = image.code[w];
+        const conveyor::manycore::isa::Insn want = conveyor::manycore::isa::decode(word);
+        const conveyor::manycore::isa::Insn& got = image.code[w];
         check(got.op == want.op && got.rd == want.rd && got.rs1 == want.rs1 &&
                   got.rs2 == want.rs2 && got.imm == want.imm,
               "a predecoded instruction differs from its word");

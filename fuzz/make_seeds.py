@@ -10,7 +10,7 @@ import os
 import random
 import struct
 
-MMIO = 0xF0000000  # src/sim/machine/mmio.hpp
+MMIO = 0xF0000000  # src/manycore/machine/mmio.hpp
 CONSOLE, EXIT, MEM_NODE = 0x10, 0x14, 0x38
 DMA_NODE, DMA_REMOTE, DMA_LOCAL, DMA_SIZE, DMA_CMD, DMA_WAIT = 0x20, 0x24, 0x28, 0x2C, 0x30, 0x34
 PUT, GET, BLOCKING = 1, 2, 0x100

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "check.hpp"
 #include "conveyor/error.hpp"
+#include "fuzz_check.hpp"
 #include "runtime/perfmodel/models.hpp"
 
 namespace {

@@ -13,8 +13,8 @@
 #include <set>
 #include <string>
 
-#include "check.hpp"
 #include "conveyor/error.hpp"
+#include "fuzz_check.hpp"
 
 using conveyor::fuzz::check;
 namespace simulated = conveyor::device::simulated;

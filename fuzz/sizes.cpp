@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "check.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
+#include "fuzz_check.hpp"
 
 using conveyor::fuzz::check;
 

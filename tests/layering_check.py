@@ -6,17 +6,17 @@
 
 Every include is read, quoted or in angle brackets, and resolved to the folder it reaches: a
 relative one ("../../src/x.hpp") against the including file, any other against the include roots
-of the tree (include/, src/, src/sim/, apps/ and the top) the way a compiler would. An include that
-names no file or folder of the tree is a system or third-party header (<vector>, <CL/cl.h>), or,
-quoted, one of the headers CMake writes into the build tree (GENERATED). Then:
+of the tree (include/, src/, src/manycore/, apps/ and the top) the way a compiler would. An include
+that names no file or folder of the tree is a system or third-party header (<vector>, <CL/cl.h>),
+or, quoted, one of the headers CMake writes into the build tree (GENERATED). Then:
 
 1. The users of the public API (USERS: tools/, apps/, python/src, bench/, examples/, fuzz/) include
    public headers (include/conveyor), their own files and generated headers, never the library's
    src/; an app includes its own folder and apps/common, tools/, python/src and bench/ include the
    apps (apps/<name>/...), and fuzz/ the internal readers it fuzzes (FUZZED).
 2. A folder of src/ includes only the public headers, its own files and the folders below it
-   (LAYERS). src/sim is the manycore simulator's own library and includes only itself. The public
-   headers include only public headers.
+   (LAYERS). src/manycore is the manycore simulator's own library and includes only itself. The
+   public headers include only public headers.
 3. The runtime's public headers (RUNTIME_HEADERS and all they include) use no JSON library, so that
    a program using only the task runtime needs none; measurement headers may.
 """
@@ -50,10 +50,11 @@ USERS = {
 }
 # The internal readers of untrusted input that fuzz/'s harnesses call directly.
 FUZZED = {"src/runtime/perfmodel/models.hpp", "src/device/simulated/platform.hpp",
-          "src/sim/isa/decode.hpp", "src/sim/machine/elf.hpp"}
+          "src/manycore/isa/decode.hpp", "src/manycore/machine/elf.hpp"}
 RUNTIME_HEADERS = ("runtime.hpp", "codelet.hpp", "data.hpp", "device.hpp", "access.hpp",
                    "error.hpp", "stats.hpp", "conveyor.h")
-GENERATED = {"build_info.hpp", "cli_config.hpp", "sim_paths.hpp"}  # written by CMake into the build tree
+# Written by CMake into the build tree.
+GENERATED = {"build_info.hpp", "cli_config.hpp", "manycore_paths.hpp"}
 CHECKED = ("include", "src", "tools", "apps", "python/src", "bench", "fuzz", "examples")
 SOURCES = ("*.cpp", "*.cc", "*.hpp", "*.h", "*.c", "*.cu", "*.cuh", "*.inc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
@@ -71,7 +72,7 @@ def includes(path):
 
 def area(rel):
     """The folder whose rules apply to a path relative to the tree: 'public', 'src/<layer>',
-    'src/sim', 'apps/<app>', or a top folder ('tools', 'python', 'bench', 'tests', ...)."""
+    'src/manycore', 'apps/<app>', or a top folder ('tools', 'python', 'bench', 'tests', ...)."""
     parts = Path(rel).parts
     if parts[:2] == ("include", "conveyor"):
         return "public"
@@ -84,9 +85,9 @@ def resolve(root, f, quoted, name):
     """The path (relative to the tree, '/'-separated) that an include of f reaches, or None for a
     system, third-party or generated header. A name whose file is absent but whose folder is one of
     the tree's resolves to that folder."""
-    sim = area(f.relative_to(root).as_posix()) == "src/sim"
-    roots = ["src/sim", "include", "src", "apps", "."] if sim else \
-            ["include", "src", "src/sim", "apps", "."]
+    manycore = area(f.relative_to(root).as_posix()) == "src/manycore"
+    roots = ["src/manycore", "include", "src", "apps", "."] if manycore else \
+            ["include", "src", "src/manycore", "apps", "."]
     bases = ([f.parent] if quoted else []) + [root / r for r in roots]
     for want_dir in (False, True):
         target = os.path.dirname(name) if want_dir else name
@@ -121,8 +122,8 @@ def allowed(where, target):
 def rule_of(where):
     if where == "public":
         return "public headers include only public headers"
-    if where == "src/sim":
-        return "src/sim includes only itself"
+    if where == "src/manycore":
+        return "src/manycore includes only itself"
     if where.startswith("src/"):
         below = sorted(LAYERS[where[len("src/"):]])
         return f"{where} may include only {below or 'itself'} of src/"
@@ -139,7 +140,7 @@ def check_includes(root):
         for f in sources(root / folder):
             rel = f.relative_to(root).as_posix()
             where = area(rel)
-            if where.startswith("src/") and where != "src/sim" and where[4:] not in LAYERS:
+            if where.startswith("src/") and where != "src/manycore" and where[4:] not in LAYERS:
                 problems.append(f"{rel}: folder {where} has no place in tests/layering_check.py's "
                                 "LAYERS (add it with what it may include)")
                 continue
@@ -189,31 +190,31 @@ def self_test():
         "src/device/driver.hpp": "#pragma once\n",
         "src/runtime/runtime_impl.hpp": '#include "core/md5.hpp"\n#include "device/driver.hpp"\n',
         "src/runtime/perfmodel/models.hpp": "#include <string>\n",
-        "src/sim/isa/decode.hpp": "#include <cstdint>\n",
-        "apps/qr/matrix.hpp": '#include "conveyor/runtime.hpp"\n#include "common/tile.hpp"\n',
+        "src/manycore/isa/decode.hpp": "#include <cstdint>\n",
+        "apps/qr/qr_matrix.hpp": '#include "conveyor/runtime.hpp"\n#include "common/tile.hpp"\n',
         "apps/common/tile.hpp": "#include <cstddef>\n",
-        "apps/cholesky/run.hpp": '#include "common/tile.hpp"\n',
-        "apps/qr/qr.cpp": '#include "qr/matrix.hpp"\n#include <conveyor/stream.hpp>\n'
+        "apps/cholesky/cholesky_run.hpp": '#include "common/tile.hpp"\n',
+        "apps/qr/qr.cpp": '#include "qr/qr_matrix.hpp"\n#include <conveyor/stream.hpp>\n'
                           '#include "build_info.hpp"\n',
         "src/data/coherence.cpp": '#include "device/driver.hpp"\n#include <device/driver.hpp>\n',
-        "tools/conveyor/main.cpp": '#include "report.hpp"\n#include "qr/matrix.hpp"\n'
+        "tools/conveyor/main.cpp": '#include "report.hpp"\n#include "qr/qr_matrix.hpp"\n'
                                    '#include "common/tile.hpp"\n'
                                    "#include <CLI/CLI.hpp>\n",
         "tools/conveyor/report.hpp": "#include <string>\n",
-        "bench/qr/geqrf.cpp": '#include "qr/matrix.hpp"\n#include "conveyor/runtime.hpp"\n',
-        "fuzz/check.hpp": "#pragma once\n",
-        "fuzz/models.cpp": '#include "check.hpp"\n#include "runtime/perfmodel/models.hpp"\n'
+        "bench/qr/geqrf.cpp": '#include "qr/qr_matrix.hpp"\n#include "conveyor/runtime.hpp"\n',
+        "fuzz/fuzz_check.hpp": "#pragma once\n",
+        "fuzz/models.cpp": '#include "fuzz_check.hpp"\n#include "runtime/perfmodel/models.hpp"\n'
                            '#include "isa/decode.hpp"\n',
         "examples/hello.cpp": "#include <conveyor/runtime.hpp>\n#include <cstdio>\n",
         "python/src/core.hpp": "#include <nanobind/nanobind.h>\n",
-        "python/src/linalg.cpp": '#include "core.hpp"\n#include "qr/matrix.hpp"\n',
+        "python/src/linalg.cpp": '#include "core.hpp"\n#include "qr/qr_matrix.hpp"\n',
     }
     violations = {  # one a file
         "include/conveyor/data.hpp": "#include <nlohmann/json.hpp>\n",  # JSON in a runtime header
         "src/core/units.cpp": '#include "runtime/runtime_impl.hpp"\n',  # quoted, upward
         "src/core/angle.cpp": "#include <device/driver.hpp>\n",  # angle, sideways
         "src/data/relative.cpp": '#include "../runtime/runtime_impl.hpp"\n',  # relative, upward
-        "src/sim/isa/decode.cpp": '#include "core/md5.hpp"\n',  # out of the simulator
+        "src/manycore/isa/decode.cpp": '#include "core/md5.hpp"\n',  # out of the simulator
         "src/newlayer/x.cpp": "#include <vector>\n",  # a src/ folder LAYERS does not know
         "include/conveyor/leak.hpp": '#include "../../src/core/md5.hpp"\n',  # public on private
         "tools/conveyor/quoted.cpp": '#include "runtime/runtime_impl.hpp"\n',
@@ -223,14 +224,14 @@ def self_test():
         "tools/conveyor/absent.cpp": "#include <runtime/not_there.hpp>\n",  # a src folder
         "tools/conveyor/unknown.cpp": '#include "not_there.hpp"\n',  # no such file
         "apps/qr/angle.cpp": "#include <core/md5.hpp>\n",
-        "apps/qr/other_app.cpp": '#include "cholesky/run.hpp"\n',  # another app's files
-        "apps/common/app.cpp": '#include "qr/matrix.hpp"\n',  # the shared code on one app
+        "apps/qr/other_app.cpp": '#include "cholesky/cholesky_run.hpp"\n',  # another app's files
+        "apps/common/app.cpp": '#include "qr/qr_matrix.hpp"\n',  # the shared code on one app
         "bench/qr/internal.cpp": '#include "runtime/runtime_impl.hpp"\n',
         "bench/qr/relative.cpp": '#include "../../src/core/md5.hpp"\n',
         "fuzz/scheduler.cpp": "#include <runtime/runtime_impl.hpp>\n",  # not a fuzzed reader
-        "examples/app.cpp": "#include <qr/matrix.hpp>\n",  # examples use no app
+        "examples/app.cpp": "#include <qr/qr_matrix.hpp>\n",  # examples use no app
         "examples/c_api.c": '#include "../src/core/md5.hpp"\n',
-        "python/src/runtime.cpp": "#include <runtime/runtime_impl.hpp>\n",
+        "python/src/runtime_bindings.cpp": "#include <runtime/runtime_impl.hpp>\n",
         "python/src/relative.cpp": '#include "../../src/device/driver.hpp"\n',
     }
     expected = list(violations) + ["include/conveyor/runtime.hpp"]

@@ -5,9 +5,9 @@
 #include <string>
 #include <type_traits>
 
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_graph.hpp"
 #include "cholesky/cuda/cholesky_cuda_kernels.hpp"
-#include "cholesky/graph.hpp"
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/narrow.hpp"
 #include "common/opencl_blas.hpp"

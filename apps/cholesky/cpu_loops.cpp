@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -6,12 +6,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "common/host_memory.hpp"
+#include "common/memory_check.hpp"
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/device_codelets.hpp"
-#include "qr/graph.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_device_codelets.hpp"
+#include "qr/qr_graph.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 using common::as_double;
 using common::as_int;
 
-// Buffers arrive in the order of the task's accesses (graph.hpp). Every dimension comes from the
+// Buffers arrive in the order of the task's accesses (qr_graph.hpp). Every dimension comes from the
 // buffers: a T tile has ib rows, so ragged tiles and a narrower ib in the last column need nothing
 // extra.
 template <typename T>
@@ -29,7 +29,7 @@ void add_implementations(QrCodelets& c) {
     T* tile = t.data<T>(0);
     cpu_geqrt<T>(as_int(a.rows), as_int(a.cols), as_int(f.rows), tile, as_int(a.ld), t.data<T>(2),
                  as_int(f.ld));
-    // The copy that gemqrt reads (graph.hpp says why); the upper triangle goes along, unread.
+    // The copy that gemqrt reads (qr_graph.hpp says why); the upper triangle goes along, unread.
     T* copy = t.data<T>(1);
     for (std::size_t col = 0; col < a.cols; ++col)
       std::copy_n(tile + col * a.ld, a.rows, copy + col * v.ld);
@@ -187,7 +187,7 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
                     priority);
           ++f.tpmqrt_tasks;
           break;
-        case Kernel::Ttqrt:  // only with several domains (graph.hpp); one node uses the flat tree
+        case Kernel::Ttqrt:  // only with several domains (qr_graph.hpp); one node: the flat tree
         case Kernel::Ttmqrt:
           break;
       }

@@ -2,7 +2,7 @@
 /// Tile Householder QR factorisation A = Q R on the Conveyor runtime (Buttari et al.; PLASMA),
 /// written against the public API only, like apps/cholesky. Every step k submits geqrt on the
 /// diagonal tile, gemqrt on the rest of its tile row, and for each tile below it tpqrt plus one
-/// tpmqrt per tile of its row (graph.hpp); the runtime infers the dependencies from the accesses.
+/// tpmqrt per tile of its row (qr_graph.hpp); the runtime infers the dependencies from accesses.
 ///
 ///   conveyor::Runtime rt;
 ///   QrCodelets codelets(Precision::Double);
@@ -30,7 +30,7 @@ using common::to_string;
 inline constexpr const char* kCodeletNames[] = {"geqrt", "gemqrt", "tpqrt", "tpmqrt"};
 
 /// The four codelets for one precision, each with its CPU, OpenCL and CUDA implementations
-/// (device_codelets.hpp) and its flop count.
+/// (qr_device_codelets.hpp) and its flop count.
 struct QrCodelets {
   explicit QrCodelets(Precision precision);
   Precision precision;

@@ -6,8 +6,8 @@
 /// and the reflectors V, because the runtime moves each tile as its own buffer and Q can only be
 /// rebuilt (the check) with them.
 ///
-/// With a reduction tree over several domains (graph.hpp), the TT kernels' factors TT_ik, for the
-/// domain tops k < i < k + domains, are kept apart too: T_ik of a top holds its geqrt's factors.
+/// With a reduction tree over several domains (qr_graph.hpp), the TT kernels' factors TT_ik, for
+/// the domain tops k < i < k + domains, are kept apart too: T_ik of a top holds geqrt's factors.
 ///
 ///   TFactors<double> t(n, block, 32);
 ///   factorize(rt, codelets, a, n, n, block, t);   // fills t
@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "qr/graph.hpp"
+#include "qr/qr_graph.hpp"
 
 namespace conveyor::apps::qr {
 

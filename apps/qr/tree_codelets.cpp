@@ -3,7 +3,7 @@
 #include <cstddef>
 
 #include "common/narrow.hpp"
-#include "qr/cpu_kernels.hpp"
+#include "qr/qr_cpu_kernels.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 using common::as_double;
 using common::as_int;
 
-// Buffers in the order of the task's accesses (graph.hpp); every dimension comes from them.
+// Buffers in the order of the task's accesses (qr_graph.hpp); every dimension comes from them.
 template <typename T>
 void add_implementations(TreeCodelets& c) {
   c.ttqrt.cpu([](const TaskContext& t) {

@@ -1,5 +1,5 @@
 #pragma once
-/// The two codelets of the QR reduction tree (graph.hpp's ttqrt and ttmqrt: LAPACK's tpqrt and
+/// The two codelets of the QR reduction tree (qr_graph.hpp's ttqrt and ttmqrt: LAPACK's tpqrt and
 /// tpmqrt on a triangular lower tile), used where the tile rows are cut into several domains, i.e.
 /// the distributed runs over several process rows. CPU implementations only (LAPACKE); without
 /// LAPACKE they exist but throw, as QrCodelets' do.

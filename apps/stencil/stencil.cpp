@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "conveyor/error.hpp"
-#include "stencil/graph.hpp"
 #include "stencil/halo.hpp"
+#include "stencil/stencil_graph.hpp"
 #include "stencil/task_args.hpp"
 
 namespace conveyor::apps::stencil {

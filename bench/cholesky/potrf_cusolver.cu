@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string>
 
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 
 namespace ch = conveyor::apps::cholesky;
 

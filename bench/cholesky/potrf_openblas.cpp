@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "common/blas_threads.hpp"
 
 namespace ch = conveyor::apps::cholesky;

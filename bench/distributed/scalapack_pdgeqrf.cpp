@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "qr/matrix.hpp"
+#include "qr/qr_matrix.hpp"
 
 extern "C" {
 void Cblacs_get(int context, int request, int* value);

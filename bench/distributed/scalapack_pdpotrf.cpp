@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 
 extern "C" {
 void Cblacs_pinfo(int* mypnum, int* nprocs);

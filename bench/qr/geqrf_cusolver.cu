@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "qr/matrix.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace qr = conveyor::apps::qr;
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/blas_threads.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/matrix.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace qr = conveyor::apps::qr;
 

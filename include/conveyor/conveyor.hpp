@@ -1,7 +1,7 @@
 #pragma once
 /// Everything public in libconveyor, in one include. Two headers belong to libraries of their own
 /// and are included separately: conveyor/distributed.hpp (conveyor_distributed, built with MPI) and
-/// conveyor/sim.hpp (conveyor_sim, the manycore simulator). The C API is conveyor/conveyor.h.
+/// conveyor/sim.hpp (conveyor_manycore, the manycore simulator). The C API is conveyor/conveyor.h.
 ///
 ///   #include <conveyor/conveyor.hpp>
 ///   conveyor::Runtime rt;  // see runtime.hpp

@@ -44,7 +44,7 @@ struct SimConfig {
   uint64_t max_cycles = 200'000'000;  ///< the run stops with an error past this
   /// Simulator speed only, not part of the model: idle-DMA cores run a few cycles ahead of the
   /// others where nothing can reach them (docs/sim.md, "The simulation loop"). The results are
-  /// identical either way (tests/unit/sim/test_run_ahead.cpp); false forces plain lockstep.
+  /// identical either way (tests/unit/manycore/test_run_ahead.cpp); false forces plain lockstep.
   bool run_ahead = true;
   int nodes() const { return mesh_width * mesh_height; }
 };
@@ -122,7 +122,7 @@ SimResult run_elf_image(const SimConfig& config, const std::vector<uint8_t>& ima
 const std::vector<std::string>& benchmark_names();
 
 /// Where the built programs are: `override_dir` when not empty, else $CONVEYOR_SIM_PROGRAMS,
-/// else the build tree's sim/programs folder (baked in at configure time).
+/// else the build tree's manycore/programs folder (baked in at configure time).
 std::string programs_dir(const std::string& override_dir);
 
 /// `name_or_path` as a file when it names one, else `DIR/NAME.elf` in programs_dir(); throws

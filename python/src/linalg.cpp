@@ -22,15 +22,15 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
-#include "cholesky/cpu_kernels.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
 #include "common/blas_threads.hpp"
 #include "common/block_size.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
-#include "qr/check.hpp"
 #include "qr/qr.hpp"
-#include "qr/run.hpp"
+#include "qr/qr_check.hpp"
+#include "qr/qr_run.hpp"
 
 namespace nb = nanobind;
 

@@ -46,9 +46,10 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
   cal.elements = plan.elements;
   cal.cpus = static_cast<int>(std::thread::hardware_concurrency());
   const std::size_t n = plan.elements;
-  HostArray a = allocate_array(n), b = allocate_array(n), c = allocate_array(n);
+  stream::HostArray a = stream::allocate_array(n), b = stream::allocate_array(n),
+                    c = stream::allocate_array(n);
   const int most = *std::max_element(plan.threads.begin(), plan.threads.end());
-  fill_arrays(a.get(), b.get(), c.get(), n, most, ThreadBinding::Scatter);
+  stream::fill_arrays(a.get(), b.get(), c.get(), n, most, ThreadBinding::Scatter);
 
   for (int threads : plan.threads) {
     if (options.progress)
@@ -57,8 +58,9 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
     for (StreamKernel k : kStreamKernels) {
       const BlockKernel kernel = stream_block_kernel(k, StreamVariant::Tuned, 3.0);
       const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), n);
-      auto t = measure(plan.repeats, plan.budget_s,
-                       [&] { return seconds_of([&] { plain_run(team, kernel, arrays); }); });
+      auto t = measure(plan.repeats, plan.budget_s, [&] {
+        return seconds_of([&] { stream::plain_run(team, kernel, arrays); });
+      });
       cal.plain.push_back({threads, std::string(traits(k).name),
                            static_cast<double>(stream_bytes_per_element(k) * n) / t.best / 1e9});
     }
@@ -71,7 +73,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
     const BlockArrays near{a.get(), b.get(), nullptr, m};
     auto t = measure(plan.repeats, plan.budget_s, [&] {
       return seconds_of([&] {
-        for (int pass = 0; pass < kNearPasses; ++pass) plain_run(one, dot, near);
+        for (int pass = 0; pass < kNearPasses; ++pass) stream::plain_run(one, dot, near);
       });
     });
     cal.near_read_gbs = 2.0 * kNearBytes * kNearPasses / t.best / 1e9;

@@ -78,7 +78,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   };
   struct Worker {
     int index = 0;
-    runtime::WorkerDesc desc;
+    runtime::scheduler::WorkerDesc desc;
     device::DeviceDriver* driver = nullptr;  // null for CPU workers
     int cpu = -1;                            // OS CPU it is pinned to
     std::thread thread;
@@ -176,7 +176,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   void add_dependencies(runtime::Task* t);
   void make_ready(runtime::Task* t);
   void complete(runtime::Task* t, bool failed);
-  void wake(const runtime::Placement& p);
+  void wake(const runtime::scheduler::Placement& p);
   void record_failure(const runtime::Task* t, std::string_view where, std::string_view what);
 
   /// The data's state; throws UsageError naming `use` (or the task `task`, when given).
@@ -203,7 +203,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   mutable std::mutex mutex_;
   std::condition_variable done_cv_;   // all tasks finished / an acquire granted
   std::vector<bool*> user_sleepers_;  // user threads dozing on done_cv_
-  std::unique_ptr<runtime::Scheduler> scheduler_;
+  std::unique_ptr<runtime::scheduler::Scheduler> scheduler_;
   runtime::TaskPool pool_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<runtime::Task*> ready_stack_;  // reused by complete()

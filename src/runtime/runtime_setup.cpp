@@ -49,8 +49,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
 }
 
 int Runtime::Impl::open_drivers(std::vector<std::unique_ptr<device::DeviceDriver>> extra) {
-  device::DriverConfig config{options_.trace, runtime::measures_device_tasks(options_.scheduler),
-                              epoch_};
+  device::DriverConfig config{
+      options_.trace, runtime::scheduler::measures_device_tasks(options_.scheduler), epoch_};
   int platform_cores = -1;
   if (!options_.platform.empty()) {
     if (!options_.devices.empty())
@@ -137,18 +137,18 @@ void Runtime::Impl::make_workers(int cpus) {
 }
 
 void Runtime::Impl::make_scheduler() {
-  runtime::SchedulerContext context;
+  runtime::scheduler::SchedulerContext context;
   for (const auto& w : workers_) context.workers.push_back(w->desc);
   for (const auto& name : options_.offload) context.offload.insert(name);
   context.coherence = coherence_.get();
-  if (runtime::measures_device_tasks(options_.scheduler)) {  // the model schedulers
+  if (runtime::scheduler::measures_device_tasks(options_.scheduler)) {  // the model schedulers
     models_ = std::make_unique<runtime::perfmodel::ModelStore>(options_.perf_models,
                                                                options_.calibration, raw_drivers());
     context.models = &models_->models();
     context.calibrate = options_.calibrate;
     context.now = [this] { return now_s(); };
   }
-  scheduler_ = runtime::make_scheduler(options_.scheduler, std::move(context));
+  scheduler_ = runtime::scheduler::make_scheduler(options_.scheduler, std::move(context));
 }
 
 // One Chrome-trace process per memory space, one track per worker and copy direction.

@@ -101,7 +101,7 @@ void Runtime::Impl::make_ready(Task* t) {
   wake(scheduler_->push(t));
 }
 
-void Runtime::Impl::wake(const runtime::Placement& p) {
+void Runtime::Impl::wake(const runtime::scheduler::Placement& p) {
   if (p.worker >= 0) {
     Worker& w = *workers_[p.worker];
     if (w.idle) {
@@ -116,7 +116,7 @@ void Runtime::Impl::wake(const runtime::Placement& p) {
     return;
   }
   for (auto& w : workers_)
-    if (w->idle && (p.mask & runtime::bit(w->desc.kind))) {
+    if (w->idle && (p.mask & runtime::scheduler::bit(w->desc.kind))) {
       w->idle = false;
       rouse(w->asleep);
       w->cv.notify_one();

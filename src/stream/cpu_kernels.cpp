@@ -6,7 +6,7 @@
 #include "conveyor/error.hpp"
 #include "stream/cpu_kernels_impl.hpp"
 
-namespace conveyor::stream_cpu {
+namespace conveyor::stream {
 
 std::string_view to_string(Isa isa) {
   switch (isa) {
@@ -56,4 +56,4 @@ const CpuKernels& cpu_kernels(StreamVariant variant) {
   return best;
 }
 
-}  // namespace conveyor::stream_cpu
+}  // namespace conveyor::stream

@@ -16,7 +16,7 @@
 
 #include "conveyor/stream.hpp"
 
-namespace conveyor::stream_cpu {
+namespace conveyor::stream {
 
 /// The instruction-set level of a kernel set. Portable is the plain fallback used on any CPU.
 enum class Isa { Portable, Avx2, Avx512 };
@@ -42,4 +42,4 @@ const CpuKernels& tuned_kernels(Isa isa);
 /// The tuned ISA levels this CPU can run, best last.
 std::vector<Isa> supported_isas();
 
-}  // namespace conveyor::stream_cpu
+}  // namespace conveyor::stream

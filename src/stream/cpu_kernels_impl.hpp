@@ -2,7 +2,7 @@
 // The kernel sets behind cpu_kernels(): one per file, chosen at run time in cpu_kernels.cpp.
 #include "stream/cpu_kernels.hpp"
 
-namespace conveyor::stream_cpu::detail {
+namespace conveyor::stream::detail {
 
 extern const CpuKernels kStandard;  // cpu_kernels_standard.cpp
 extern const CpuKernels kPortable;  // cpu_kernels_standard.cpp
@@ -11,4 +11,4 @@ extern const CpuKernels kAvx2;    // cpu_kernels_x86.cpp
 extern const CpuKernels kAvx512;  // cpu_kernels_x86.cpp
 #endif
 
-}  // namespace conveyor::stream_cpu::detail
+}  // namespace conveyor::stream::detail

@@ -12,7 +12,7 @@
 #define CONVEYOR_PLAIN_LOOP
 #endif
 
-namespace conveyor::stream_cpu::detail {
+namespace conveyor::stream::detail {
 namespace {
 
 CONVEYOR_PLAIN_LOOP void copy(double* __restrict c, const double* __restrict a, std::size_t n) {
@@ -59,4 +59,4 @@ double dot_unrolled(const double* __restrict a, const double* __restrict b, std:
 const CpuKernels kStandard{copy, scale, add, triad, dot, Isa::Portable, false};
 const CpuKernels kPortable{copy, scale, add, triad, dot_unrolled, Isa::Portable, false};
 
-}  // namespace conveyor::stream_cpu::detail
+}  // namespace conveyor::stream::detail

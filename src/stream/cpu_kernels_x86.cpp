@@ -18,7 +18,7 @@
 #define CONVEYOR_AVX2 __attribute__((target("avx2")))
 #define CONVEYOR_AVX512 __attribute__((target("avx512f")))
 
-namespace conveyor::stream_cpu::detail {
+namespace conveyor::stream::detail {
 namespace {
 
 template <std::uintptr_t kAlign>
@@ -182,5 +182,5 @@ const CpuKernels kAvx2{copy_avx2, scale_avx2, add_avx2, triad_avx2, dot_avx2, Is
 const CpuKernels kAvx512{copy_avx512, scale_avx512, add_avx512, triad_avx512,
                          dot_avx512,  Isa::Avx512,  true};
 
-}  // namespace conveyor::stream_cpu::detail
+}  // namespace conveyor::stream::detail
 #endif

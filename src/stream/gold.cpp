@@ -8,7 +8,7 @@
 #include "conveyor/error.hpp"
 
 namespace conveyor {
-namespace stream_detail {
+namespace stream {
 
 double Gold::apply(StreamKernel kernel, double scalar, std::size_t n) {
   switch (kernel) {
@@ -35,7 +35,7 @@ double Gold::apply(StreamKernel kernel, double scalar, std::size_t n) {
 // 10^8 elements, and the bound grows with n beyond that.
 double dot_epsilon(std::size_t n) { return std::max(1e-8, static_cast<double>(n) * DBL_EPSILON); }
 
-}  // namespace stream_detail
+}  // namespace stream
 
 void validate_stream_arrays(std::span<const double> a, std::span<const double> b,
                             std::span<const double> c, double gold_a, double gold_b, double gold_c,
@@ -49,15 +49,14 @@ void validate_stream_arrays(std::span<const double> a, std::span<const double> b
     std::span<const double> v = array.values;
     std::size_t bad = 0, first = v.size();
     for (std::size_t i = 0; i < v.size(); ++i)
-      if (!stream_detail::within(v[i], array.gold, stream_detail::kArrayEpsilon)) {
+      if (!stream::within(v[i], array.gold, stream::kArrayEpsilon)) {
         if (bad++ == 0) first = i;
       }
     if (bad)
       throw ValidationError(fmt::format(
           "{}: array {} failed validation: {} of {} elements differ from the gold value {:.17g} "
           "by more than {:g} (relative); first at index {}: {:.17g}",
-          where, array.name, bad, v.size(), array.gold, stream_detail::kArrayEpsilon, first,
-          v[first]));
+          where, array.name, bad, v.size(), array.gold, stream::kArrayEpsilon, first, v[first]));
   }
 }
 

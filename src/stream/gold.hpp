@@ -5,7 +5,7 @@
 
 #include "conveyor/stream.hpp"
 
-namespace conveyor::stream_detail {
+namespace conveyor::stream {
 
 struct Gold {
   double a = 1.0, b = 2.0, c = 0.0;  // STREAM's initial values
@@ -27,4 +27,4 @@ inline constexpr double kArrayEpsilon = 1e-13;
 /// Dot sums n products in an order each device picks; rounding grows with n.
 double dot_epsilon(std::size_t n);
 
-}  // namespace conveyor::stream_detail
+}  // namespace conveyor::stream

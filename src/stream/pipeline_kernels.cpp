@@ -6,7 +6,7 @@
 namespace conveyor {
 
 BlockKernel stream_block_kernel(StreamKernel kernel, StreamVariant variant, double scalar) {
-  const stream_cpu::CpuKernels& k = stream_cpu::cpu_kernels(variant);
+  const stream::CpuKernels& k = stream::cpu_kernels(variant);
   switch (kernel) {
     case StreamKernel::Copy:  // c = a
       return {1, true, [&k](const double* a, const double*, double* c, std::size_t n) {

@@ -17,6 +17,10 @@
 namespace conveyor {
 namespace {
 
+using stream::HostArray;
+using stream::StagingPrediction;
+using stream::StagingQuery;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -134,8 +138,6 @@ bool device_mover(const std::string& name) {
   return name.rfind("opencl", 0) == 0 || name.rfind("cuda", 0) == 0;
 }
 
-}  // namespace
-
 StagingQuery query_of(const PipelineSweepOptions& o, int threads, StreamKernel kernel) {
   StagingQuery q;
   q.mover = o.mover;
@@ -157,7 +159,7 @@ AutoDecision decide_auto(const PipelineSweepOptions& o, int threads, StreamKerne
                          Plain&& plain_fn, Staged&& staged_run, std::vector<std::string>& notes) {
   AutoDecision d;
   if (o.staging_model) {
-    d.predicted = predict_staging(*o.staging_model, query_of(o, threads, k));
+    d.predicted = stream::predict_staging(*o.staging_model, query_of(o, threads, k));
     if (!d.predicted.usable) add_once(notes, no_model_note(d.predicted));
   }
   if (d.predicted.usable && !o.calibrate) {
@@ -193,6 +195,8 @@ void record_decision(PipelineRow& row, const AutoDecision& d) {
   row.timed_split_speedup = d.timed_split;
 }
 
+}  // namespace
+
 PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
   if (o.threads.empty()) throw UsageError("pipeline sweep: no thread counts");
   if (o.repeats < 1) throw UsageError("pipeline sweep: repeats must be at least 1");
@@ -211,11 +215,11 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
     make_mover(o.mover, o.mover_options);  // fails early (e.g. no DSA work queue)
   }
 
-  a = allocate_array(o.elements);
-  b = allocate_array(o.elements);
-  c = allocate_array(o.elements);
+  a = stream::allocate_array(o.elements);
+  b = stream::allocate_array(o.elements);
+  c = stream::allocate_array(o.elements);
   const int max_threads = *std::max_element(o.threads.begin(), o.threads.end());
-  fill_arrays(a.get(), b.get(), c.get(), o.elements, max_threads, o.binding);
+  stream::fill_arrays(a.get(), b.get(), c.get(), o.elements, max_threads, o.binding);
   const double scalar = 3.0;
   std::vector<std::pair<StreamKernel, Timing>> device_timings;
   for (StreamKernel k : o.kernels) {
@@ -251,7 +255,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
       };
 
       double reference_dot = 0;
-      auto plain_fn = [&] { reference_dot = plain_run(team, kernel, arrays); };
+      auto plain_fn = [&] { reference_dot = stream::plain_run(team, kernel, arrays); };
       if (device) {
         Timing plain = time_runs(o.repeats, plain_fn);
         PipelineRow cpu = row_from(plain, "none", "");
@@ -290,7 +294,7 @@ PipelineSweep run_pipeline_sweep(const PipelineSweepOptions& o) {
       if (staging) p = make(strategy);
       double dot = 0;
       auto piped_fn = [&] {
-        dot = staging ? p->run(kernel, arrays) : plain_run(team, kernel, arrays);
+        dot = staging ? p->run(kernel, arrays) : stream::plain_run(team, kernel, arrays);
       };
       auto [plain_t, piped_t] = time_alternating(o.repeats, plain_fn, piped_fn);
       PipelineRow cpu = row_from(plain_t, "none", "");

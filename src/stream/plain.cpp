@@ -10,7 +10,7 @@
 #include "conveyor/error.hpp"
 #include "core/thread_team.hpp"
 
-namespace conveyor {
+namespace conveyor::stream {
 
 HostArray allocate_array(std::size_t n) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
@@ -50,4 +50,4 @@ double plain_run(core::ThreadTeam& team, const BlockKernel& kernel, const BlockA
   return sum;
 }
 
-}  // namespace conveyor
+}  // namespace conveyor::stream

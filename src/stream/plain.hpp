@@ -12,7 +12,7 @@ namespace conveyor::core {
 class ThreadTeam;
 }
 
-namespace conveyor {
+namespace conveyor::stream {
 
 struct FreeArray {
   void operator()(double* p) const { std::free(p); }
@@ -30,4 +30,4 @@ void fill_arrays(double* a, double* b, double* c, std::size_t n, int threads,
 /// Pipeline cuts them); returns the sum of the partial results (the dot product for Dot).
 double plain_run(core::ThreadTeam& team, const BlockKernel& kernel, const BlockArrays& arrays);
 
-}  // namespace conveyor
+}  // namespace conveyor::stream

@@ -11,7 +11,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor {
+namespace conveyor::stream {
 
 std::optional<double> plain_rate_gbs(const StagingCalibration& calibration, StreamKernel kernel,
                                      int threads) {
@@ -107,6 +107,10 @@ StagingPrediction predict_staging(const StagingCalibration& cal, const StagingQu
   p.staging = std::max(p.all_gbs, p.split_gbs) > kAutoMargin * p.plain_gbs;
   return p;
 }
+
+}  // namespace conveyor::stream
+
+namespace conveyor {
 
 StagingModelSource load_staging_model(const std::filesystem::path& path, bool given) {
   StagingModelSource source;

@@ -16,7 +16,7 @@
 #include "conveyor/calibration.hpp"
 #include "conveyor/pipeline.hpp"
 
-namespace conveyor {
+namespace conveyor::stream {
 
 struct StagingQuery {
   std::string mover = "thread";
@@ -53,4 +53,4 @@ StagingPrediction predict_staging(const StagingCalibration& calibration, const S
 std::optional<double> plain_rate_gbs(const StagingCalibration& calibration, StreamKernel kernel,
                                      int threads);
 
-}  // namespace conveyor
+}  // namespace conveyor::stream

@@ -45,7 +45,7 @@ std::vector<StreamKernel> canonical_kernels(const std::vector<StreamKernel>& ker
 // repetition and must stay finite (Dot squares them).
 void check_no_overflow(const std::vector<StreamKernel>& kernels, const StreamOptions& o,
                        std::size_t n) {
-  stream_detail::Gold gold;
+  stream::Gold gold;
   for (int rep = 0; rep < o.repeats; ++rep)
     for (StreamKernel k : kernels) {
       double dot = gold.apply(k, o.scalar, n);
@@ -137,7 +137,7 @@ StreamRun run_stream(Device& device, const StreamOptions& o) {
   if (config.elements == 0) config.elements = stream_min_elements(device);
 
   std::unique_ptr<StreamArrays> arrays = device.make_stream_arrays(config);
-  stream_detail::Gold gold;
+  stream::Gold gold;
   arrays->initialize(gold.a, gold.b, gold.c);
 
   std::vector<std::vector<double>> times(kernels.size());
@@ -151,11 +151,11 @@ StreamRun run_stream(Device& device, const StreamOptions& o) {
       if (rep > 0) times[k].push_back(std::max(seconds, kMinSeconds));
       double expected = gold.apply(kernels[k], o.scalar, config.elements);
       if (kernels[k] == StreamKernel::Dot &&
-          !stream_detail::within(dot, expected, stream_detail::dot_epsilon(config.elements)))
+          !stream::within(dot, expected, stream::dot_epsilon(config.elements)))
         throw ValidationError(fmt::format(
             "{}: dot failed validation in repetition {}: {:.17g}, expected {:.17g} (relative "
             "tolerance {:g})",
-            where, rep + 1, dot, expected, stream_detail::dot_epsilon(config.elements)));
+            where, rep + 1, dot, expected, stream::dot_epsilon(config.elements)));
     }
   }
   if (StreamArrays::HostView view = arrays->host_view(); view.a && view.b && view.c) {

@@ -4,7 +4,7 @@
 // complete work at once or on a thread of their own) run by the runtime, and the same tasks run
 // one by one on the host; every final buffer must match exactly (integer kernels). Besides random
 // tasks, graphs take the stencil's shape (a ring of items read by three tasks each) and the tile
-// QR's (apps/qr/graph.hpp's task flow over small tiles, tasks writing two buffers at once), in
+// QR's (apps/qr/qr_graph.hpp's task flow over small tiles, tasks writing two buffers at once), in
 // about an eighth and a quarter of the graphs.
 //
 // Where a CUDA GPU is present, its configurations run the kernels on it ("cuda:0": alone, and
@@ -253,8 +253,8 @@ Shapes run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& 
                  priority);
   };
 
-  // Sometimes the tile QR's shape (apps/qr/graph.hpp, with step_codelet.hpp's programs standing in
-  // for its kernels): the tiles of an nt x nt matrix with padding and a ragged last tile, each
+  // Sometimes the tile QR's shape (apps/qr/qr_graph.hpp, with step_codelet.hpp's programs standing
+  // in for its kernels): the tiles of an nt x nt matrix with padding and a ragged last tile, each
   // registered on its own as the app does, a T tile for each tile on and below the diagonal (ib
   // rows, in a matrix of its own with padding) and a copy of each diagonal tile's reflectors; every
   // task reads and writes several small tiles (tpmqrt two at once), the panel's diagonal tile is

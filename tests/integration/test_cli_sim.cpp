@@ -47,7 +47,7 @@ TEST(CliSim, HelloRunsOnEveryNode) {
 
 TEST(CliSim, SelftestPrintsWhatTheHostPrints) {
   REQUIRE_PROGRAMS(dir);
-  std::string host = dir + "/conveyor_sim_selftest_host";
+  std::string host = dir + "/conveyor_manycore_selftest_host";
   if (access(host.c_str(), X_OK) != 0) GTEST_SKIP() << "host selftest not built";
   ScratchDir scratch;
   std::string out = scratch.path("selftest_host.txt");
@@ -128,7 +128,7 @@ TEST(CliSim, UsersOwnProgramBuiltWithTheDocumentedCommand) {
            "  return inbox != ((id + p - 1) % p) * 10;\n"
            "}\n";
   }
-  const std::string mcore = std::string(CONVEYOR_SOURCE_DIR) + "/sim/programs/mcore";
+  const std::string mcore = std::string(CONVEYOR_SOURCE_DIR) + "/manycore/programs/mcore";
   // The command of docs/sim.md, section "Your own program".
   std::string build =
       "riscv64-unknown-elf-gcc -march=rv32im -mabi=ilp32 -O2 --specs=picolibc.specs "

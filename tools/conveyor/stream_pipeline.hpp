@@ -1,6 +1,6 @@
 #pragma once
 // `conveyor stream --pipeline MOVER`: the options of staged streaming and the run that prints the
-// seed-000 figure-5 table. stream.cpp adds the options and hands over when --pipeline is given.
+// seed-000 figure-5 table. stream_command.cpp adds the options and hands over on --pipeline.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <string>

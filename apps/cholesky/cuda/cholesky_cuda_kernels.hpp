@@ -1,7 +1,7 @@
 #pragma once
 /// CUDA tile kernels of the block Cholesky factorisation: cuSOLVER potrf and cuBLAS trsm, syrk,
 /// gemm, enqueued asynchronously on the caller's stream. Same contracts and column-major layout as
-/// the CPU kernels (cpu_kernels.hpp); pointers are device pointers.
+/// the CPU kernels (cholesky_cpu_kernels.hpp); pointers are device pointers.
 ///
 /// Each (thread, stream) pair gets its own cuBLAS and cuSOLVER handles, bound to that stream once,
 /// and one potrf workspace that grows when needed and is then reused, so a task costs no handle

@@ -4,7 +4,7 @@
 #include "cpu_device.hpp"
 #include "sgemm.hpp"
 
-namespace conveyor {
+namespace conveyor::backend {
 namespace cpu {
 
 CpuDevice::CpuDevice() {
@@ -44,4 +44,4 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<cpu::CpuBackend>(); }
 
-}  // namespace conveyor
+}  // namespace conveyor::backend

@@ -2,7 +2,7 @@
 // The host CPU as a Conveyor device: all cores, computing from host memory.
 #include "conveyor/device.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 
 class CpuDevice final : public Device {
  public:
@@ -12,4 +12,4 @@ class CpuDevice final : public Device {
   std::unique_ptr<ProbeTarget> make_probe_target() override;  // cpu_probe.cpp
 };
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

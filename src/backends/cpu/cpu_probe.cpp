@@ -11,7 +11,7 @@
 #include "cpu_device.hpp"
 #include "cpu_probe_target.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 // Below this a copy stays on the calling core: waking the team costs more than it saves.
@@ -112,4 +112,4 @@ std::unique_ptr<ProbeTarget> CpuDevice::make_probe_target() {
   return std::make_unique<CpuProbeTarget>();
 }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

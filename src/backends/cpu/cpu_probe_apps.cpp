@@ -17,7 +17,7 @@
 #include <cblas.h>
 #endif
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 constexpr std::size_t kParallelMessages = 256;
@@ -73,4 +73,4 @@ double CpuProbeTarget::md5(std::size_t count, const std::uint8_t* messages, std:
   });
 }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

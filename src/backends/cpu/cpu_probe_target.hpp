@@ -14,7 +14,7 @@
 #include "conveyor/probe.hpp"
 #include "core/thread_team.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 
 /// A growable, page-aligned host buffer whose pages are first touched by the team that uses it.
 class TeamBuffer {
@@ -58,4 +58,4 @@ class CpuProbeTarget final : public ProbeTarget {
   TeamBuffer source_, target_;
 };
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

@@ -16,7 +16,7 @@
 #include "host_memory.hpp"
 #include "stream/cpu_kernels.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 // Slices start on 64-byte boundaries (8 doubles) so that no cache line is written by two threads;
@@ -33,7 +33,7 @@ class CpuStreamArrays final : public StreamArrays {
       : n_(config.elements),
         placement_(placement),
         team_(config.threads, core::ThreadTeam::placement(config.threads, config.binding)),
-        kernels_(stream_cpu::cpu_kernels(config.variant)),
+        kernels_(stream::cpu_kernels(config.variant)),
         a_(n_ * sizeof(double), placement),
         b_(n_ * sizeof(double), placement),
         c_(n_ * sizeof(double), placement),
@@ -53,7 +53,7 @@ class CpuStreamArrays final : public StreamArrays {
 
   double run(StreamKernel kernel, double scalar, double* dot) override {
     double *a = a_.data(), *b = b_.data(), *c = c_.data();
-    const stream_cpu::CpuKernels& k = kernels_;
+    const stream::CpuKernels& k = kernels_;
     auto start = std::chrono::steady_clock::now();
     switch (kernel) {
       case StreamKernel::Copy:
@@ -107,7 +107,7 @@ class CpuStreamArrays final : public StreamArrays {
     nlohmann::json record = placement_record(placement_);
     record["cpus"] = team_.cpus();
     record["first_touch"] = "parallel";
-    record["isa"] = stream_cpu::to_string(kernels_.isa);
+    record["isa"] = stream::to_string(kernels_.isa);
     record["streaming_stores"] = kernels_.streaming_stores;
     return record;
   }
@@ -124,7 +124,7 @@ class CpuStreamArrays final : public StreamArrays {
   std::size_t n_;
   HostPlacement placement_;
   core::ThreadTeam team_;
-  const stream_cpu::CpuKernels& kernels_;
+  const stream::CpuKernels& kernels_;
   HostBuffer a_, b_, c_;
   std::vector<PaddedSum> partial_;
 };
@@ -147,4 +147,4 @@ std::unique_ptr<StreamArrays> CpuDevice::make_stream_arrays(const StreamConfig& 
   return std::make_unique<CpuStreamArrays>(config, placement);
 }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

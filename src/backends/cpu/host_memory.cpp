@@ -22,7 +22,7 @@
 #include <hbwmalloc.h>
 #endif
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
@@ -197,4 +197,4 @@ nlohmann::json placement_record(const HostPlacement& placement) {
           {"thp_mode", thp_mode()}};
 }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

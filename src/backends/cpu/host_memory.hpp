@@ -10,7 +10,7 @@
 
 #include "conveyor/stream.hpp"
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 
 struct HostPlacement {
   bool huge_pages = true;
@@ -49,4 +49,4 @@ class HostBuffer {
 /// thp_mode (the kernel's transparent_hugepage setting), allocator.
 nlohmann::json placement_record(const HostPlacement& placement);
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

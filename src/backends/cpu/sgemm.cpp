@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 namespace {
 
 // A panel of kBlockK rows of B, kBlockJ floats wide (128 KiB), stays in L2 while every row of this
@@ -50,4 +50,4 @@ bool have_openblas() {
 
 std::string_view sgemm_name() { return have_openblas() ? "OpenBLAS cblas_sgemm" : "blocked loop"; }
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

@@ -3,7 +3,7 @@
 // a blocked loop (always built, and tested on its own, so that both paths stay correct).
 #include <string_view>
 
-namespace conveyor::cpu {
+namespace conveyor::backend::cpu {
 
 /// Rows [row_begin, row_end) of C = A * B, n x n row-major; zeroes those rows of C first.
 void blocked_sgemm_rows(int n, const float* a, const float* b, float* c, int row_begin,
@@ -15,4 +15,4 @@ bool have_openblas();
 /// "OpenBLAS cblas_sgemm" or "blocked loop", for results and `conveyor devices`.
 std::string_view sgemm_name();
 
-}  // namespace conveyor::cpu
+}  // namespace conveyor::backend::cpu

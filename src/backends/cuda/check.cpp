@@ -6,7 +6,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 // __FILE__ is absolute; the part from "src/" on is what a reader needs to find the line.
@@ -33,4 +33,4 @@ void throw_cublas_error(cublasStatus_t status, const char* call, const char* fil
                                 cublasGetStatusString(status), short_path(file), line));
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

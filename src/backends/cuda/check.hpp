@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 [[noreturn]] void throw_cuda_error(cudaError_t error, const char* call, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file,
@@ -23,8 +23,9 @@ inline void check(cublasStatus_t status, const char* call, const char* file, int
 /// "cudaErrorNoDevice: no CUDA-capable device is detected"
 std::string describe(cudaError_t error);
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda
 
 /// Throws conveyor::DeviceError when `call` (a cudaError_t or cublasStatus_t expression) fails.
 ///   CONVEYOR_CUDA_CHECK(cudaMalloc(&p, bytes));
-#define CONVEYOR_CUDA_CHECK(call) ::conveyor::cuda::check((call), #call, __FILE__, __LINE__)
+#define CONVEYOR_CUDA_CHECK(call) \
+  ::conveyor::backend::cuda::check((call), #call, __FILE__, __LINE__)

@@ -7,7 +7,7 @@
 #include "check.hpp"
 #include "conveyor/error.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 CopyEngine::CopyEngine(int ordinal, int slots, bool timing) : ordinal_(ordinal), timing_(timing) {
   if (slots < 1)
@@ -65,4 +65,4 @@ double CopyEngine::seconds(Ticket ticket) const {
   return ms * 1e-3;
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

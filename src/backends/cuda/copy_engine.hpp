@@ -17,7 +17,7 @@
 
 #include "memory.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 class CopyEngine {
  public:
@@ -60,4 +60,4 @@ class CopyEngine {
   Ticket next_ = 0;
 };
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

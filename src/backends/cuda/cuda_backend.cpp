@@ -9,7 +9,7 @@
 #include "conveyor/error.hpp"
 #include "cuda_device.hpp"
 
-namespace conveyor {
+namespace conveyor::backend {
 namespace cuda {
 namespace {
 
@@ -100,4 +100,4 @@ class CudaBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<cuda::CudaBackend>(); }
 
-}  // namespace conveyor
+}  // namespace conveyor::backend

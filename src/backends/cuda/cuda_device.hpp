@@ -4,7 +4,7 @@
 #include "conveyor/device.hpp"
 #include "device/driver.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 class CudaDevice final : public Device, public device::DriverSource {
  public:
@@ -24,4 +24,4 @@ class CudaDevice final : public Device, public device::DriverSource {
   int ordinal_;
 };
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

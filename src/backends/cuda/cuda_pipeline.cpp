@@ -19,7 +19,7 @@
 #include "kernels.hpp"
 #include "memory.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 constexpr int kThreads = 256;
@@ -221,4 +221,4 @@ std::unique_ptr<DeviceStream> CudaDevice::make_device_stream(const DeviceStreamC
   return std::make_unique<CudaDeviceStream>(ordinal_, config);
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

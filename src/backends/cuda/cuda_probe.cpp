@@ -15,7 +15,7 @@
 #include "kernels.hpp"
 #include "memory.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 struct CublasDestroy {
@@ -223,4 +223,4 @@ std::unique_ptr<ProbeTarget> CudaDevice::make_probe_target() {
   return std::make_unique<CudaProbeTarget>(*this);
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

@@ -29,7 +29,7 @@
 #include "device/driver.hpp"
 #include "memory.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 using device::HostRegion;
@@ -287,4 +287,4 @@ std::unique_ptr<device::DeviceDriver> CudaDevice::make_driver(const device::Driv
   return std::make_unique<CudaDriver>(*this, config);
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

@@ -13,7 +13,7 @@
 #include "kernels.hpp"
 #include "memory.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 // Standard: 1024 threads, one element each (as BabelStream's CUDA model does). Tuned: fewer threads
@@ -148,4 +148,4 @@ std::unique_ptr<StreamArrays> CudaDevice::make_stream_arrays(const StreamConfig&
   return std::make_unique<CudaStreamArrays>(*this, config);
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

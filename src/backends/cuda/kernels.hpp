@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 // --- STREAM (stream_kernels.cu) ---
 
@@ -52,4 +52,4 @@ cudaError_t launch_copy_bytes(void* dst, const void* src, std::size_t bytes, int
 cudaError_t launch_md5(const std::uint8_t* messages, std::uint8_t* digests, std::size_t count,
                        int max_blocks, cudaStream_t stream);
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

@@ -9,7 +9,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/units.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 void PageableFree::operator()(void* p) const noexcept { std::free(p); }
 
@@ -69,4 +69,4 @@ void* mapped_device_pointer(void* host) {
   return device;
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <memory>
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 
 // Deleters run in destructors and so cannot throw; a failure to free is ignored there on purpose.
 struct DeviceFree {
@@ -78,4 +78,4 @@ using PageableBuffer = GrowingBuffer<PageablePtr, pageable_alloc>;
 /// runtime is asked rather than assumed).
 void* mapped_device_pointer(void* host);
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

@@ -6,7 +6,7 @@
 #include "core/md5.hpp"
 #include "kernels.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 constexpr int kThreads = 256;
@@ -110,4 +110,4 @@ cudaError_t launch_md5(const std::uint8_t* messages, std::uint8_t* digests, std:
   return cudaGetLastError();
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

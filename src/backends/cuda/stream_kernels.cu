@@ -5,7 +5,7 @@
 
 #include "kernels.hpp"
 
-namespace conveyor::cuda {
+namespace conveyor::backend::cuda {
 namespace {
 
 __device__ inline const double2* pairs(const double* p) {
@@ -189,4 +189,4 @@ cudaError_t launch_dot(const double* a, const double* b, std::size_t n, double* 
   return cudaGetLastError();
 }
 
-}  // namespace conveyor::cuda
+}  // namespace conveyor::backend::cuda

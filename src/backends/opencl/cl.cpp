@@ -1,6 +1,6 @@
 #include "cl.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 // OpenCL strings include their terminating NUL and some drivers pad names with spaces.
@@ -50,4 +50,4 @@ void launch_1d(cl_command_queue queue, cl_kernel kernel, std::size_t items, std:
       clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, event));
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -19,19 +19,20 @@
 
 /// Runs an OpenCL call that returns its status; throws DeviceError naming the call, the error,
 /// file, line.
-#define CONVEYOR_CL_CHECK(call) ::conveyor::opencl::check_cl((call), #call, __FILE__, __LINE__)
+#define CONVEYOR_CL_CHECK(call) \
+  ::conveyor::backend::opencl::check_cl((call), #call, __FILE__, __LINE__)
 
 /// Runs an OpenCL call that reports its status through `&cl_err` (a variable this macro declares)
 /// and returns its result; throws DeviceError like CONVEYOR_CL_CHECK.
-#define CONVEYOR_CL_CREATE(call)                                     \
-  ([&] {                                                             \
-    cl_int cl_err = CL_SUCCESS;                                      \
-    auto cl_result = (call);                                         \
-    ::conveyor::opencl::check_cl(cl_err, #call, __FILE__, __LINE__); \
-    return cl_result;                                                \
+#define CONVEYOR_CL_CREATE(call)                                              \
+  ([&] {                                                                      \
+    cl_int cl_err = CL_SUCCESS;                                               \
+    auto cl_result = (call);                                                  \
+    ::conveyor::backend::opencl::check_cl(cl_err, #call, __FILE__, __LINE__); \
+    return cl_result;                                                         \
   }())
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 template <typename T>
 struct ClRelease;
@@ -140,4 +141,4 @@ void set_arg(cl_kernel kernel, cl_uint index, const T& value) {
   CONVEYOR_CL_CHECK(clSetKernelArg(kernel, index, sizeof(T), &value));
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -9,7 +9,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 struct ClErrorName {
   int code;
@@ -108,4 +108,4 @@ inline void check_cl(int code, std::string_view call, std::string_view file, int
   if (code != 0) throw_cl_error(code, call, file, line);
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

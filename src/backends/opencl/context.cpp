@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 // CL_DEVICE_VERSION reads "OpenCL <major>.<minor> <vendor-specific information>".
@@ -91,4 +91,4 @@ Kernel DeviceContext::kernel(std::string_view source, const char* name, std::str
   return Kernel(CONVEYOR_CL_CREATE(clCreateKernel(built, name, &cl_err)));
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

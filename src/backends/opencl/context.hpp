@@ -9,7 +9,7 @@
 
 #include "cl.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 struct DeviceFacts {
   cl_platform_id platform = nullptr;
@@ -59,4 +59,4 @@ class DeviceContext {
   std::map<std::string, Program, std::less<>> programs_;
 };
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

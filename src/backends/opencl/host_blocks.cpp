@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 constexpr std::size_t kGranule = 4096;
@@ -122,4 +122,4 @@ void SvmBlock::unmap() {
   CONVEYOR_CL_CHECK(clEnqueueSVMUnmap(queue_, ptr_, 0, nullptr, nullptr));
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

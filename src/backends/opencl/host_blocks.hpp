@@ -8,7 +8,7 @@
 
 #include "cl.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 /// Ordinary host memory from new[] (what a user's malloc'd data is), zero-filled when it grows.
 class PageableBlock {
@@ -99,4 +99,4 @@ class SvmBlock {
   std::size_t size_ = 0;
 };
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -7,7 +7,7 @@
 
 #include "opencl_device.hpp"
 
-namespace conveyor {
+namespace conveyor::backend {
 namespace opencl {
 namespace {
 
@@ -152,4 +152,4 @@ std::shared_ptr<DeviceContext> OpenCLDevice::context() {
 
 std::unique_ptr<Backend> make_opencl_backend() { return std::make_unique<opencl::OpenCLBackend>(); }
 
-}  // namespace conveyor
+}  // namespace conveyor::backend

@@ -8,7 +8,7 @@
 #include "conveyor/device.hpp"
 #include "device/driver.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 class OpenCLDevice final : public Device, public device::DriverSource {
  public:
@@ -31,4 +31,4 @@ class OpenCLDevice final : public Device, public device::DriverSource {
   std::shared_ptr<DeviceContext> context_;
 };
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -10,7 +10,7 @@
 #include "conveyor/pipeline.hpp"
 #include "opencl_device.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 constexpr const char* kBlockSource = R"CLC(
@@ -164,4 +164,4 @@ std::unique_ptr<DeviceStream> OpenCLDevice::make_device_stream(const DeviceStrea
   return std::make_unique<OpenCLDeviceStream>(context(), config);
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

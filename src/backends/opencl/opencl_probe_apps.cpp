@@ -9,7 +9,7 @@
 #include "conveyor/units.hpp"
 #include "opencl_probe_target.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 // C = A * B, row-major n x n. Each work-group computes a TILE x TILE block of C, staging the
@@ -189,4 +189,4 @@ double OpenCLProbeTarget::md5(std::size_t count, const std::uint8_t* messages,
   });
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -8,7 +8,7 @@
 #include "conveyor/units.hpp"
 #include "opencl_device.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 constexpr const char* kProbeSource = R"CLC(
@@ -256,4 +256,4 @@ std::unique_ptr<ProbeTarget> OpenCLDevice::make_probe_target() {
   return std::make_unique<OpenCLProbeTarget>(context());
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

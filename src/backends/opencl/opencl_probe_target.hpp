@@ -22,7 +22,7 @@
 #include "host_blocks.hpp"
 #include "probe_hooks.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 /// Seconds `body` takes on the host's steady clock.
 template <typename F>
@@ -72,4 +72,4 @@ class OpenCLProbeTarget final : public ProbeTarget, public ProbeHooks {
   DeviceBlock matrix_a_, matrix_b_, matrix_c_, messages_, digests_;
 };
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -13,7 +13,7 @@
 #include "device/driver.hpp"
 #include "opencl_device.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 using device::HostRegion;
@@ -287,4 +287,4 @@ std::unique_ptr<device::DeviceDriver> OpenCLDevice::make_driver(
   return std::make_unique<OpenclDriver>(*this, config);
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

@@ -11,7 +11,7 @@
 #include "conveyor/units.hpp"
 #include "opencl_device.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 namespace {
 
 constexpr const char* kStreamSource = R"CLC(
@@ -250,4 +250,4 @@ std::unique_ptr<StreamArrays> OpenCLDevice::make_stream_arrays(const StreamConfi
   return std::make_unique<OpenCLStreamArrays>(context(), config.elements);
 }
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

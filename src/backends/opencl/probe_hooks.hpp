@@ -1,13 +1,13 @@
 #pragma once
 // Test access to the host side of the OpenCL probe target, so that tests can check the data that
 // goes through transfer() and memory_task(). Free of OpenCL headers: tests reach it by
-//   auto* hooks = dynamic_cast<conveyor::opencl::ProbeHooks*>(target.get());
+//   auto* hooks = dynamic_cast<conveyor::backend::opencl::ProbeHooks*>(target.get());
 #include <cstddef>
 #include <cstdint>
 
 #include "conveyor/probe.hpp"
 
-namespace conveyor::opencl {
+namespace conveyor::backend::opencl {
 
 class ProbeHooks {
  public:
@@ -23,4 +23,4 @@ class ProbeHooks {
   virtual float* task_host_side(MemoryModel model, std::size_t bytes) = 0;
 };
 
-}  // namespace conveyor::opencl
+}  // namespace conveyor::backend::opencl

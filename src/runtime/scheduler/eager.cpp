@@ -1,7 +1,7 @@
 // eager: a ready task goes to a pool that every idle worker with an implementation takes from.
 #include "runtime/scheduler/scheduler.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 namespace {
 
 class EagerScheduler final : public Scheduler {
@@ -18,4 +18,4 @@ std::unique_ptr<Scheduler> make_eager_scheduler(SchedulerContext context) {
   return std::make_unique<EagerScheduler>(std::move(context));
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

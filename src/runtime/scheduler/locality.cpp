@@ -4,7 +4,7 @@
 // offloaded codelets to devices and the others to CPUs, as "offload" does.
 #include "runtime/scheduler/scheduler.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 namespace {
 
 class LocalityScheduler final : public Scheduler {
@@ -49,4 +49,4 @@ std::unique_ptr<Scheduler> make_locality_scheduler(SchedulerContext context) {
   return std::make_unique<LocalityScheduler>(std::move(context));
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

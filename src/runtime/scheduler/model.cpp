@@ -38,7 +38,7 @@
 #include "runtime/perfmodel/models.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 namespace {
 
 using perfmodel::PerfModels;
@@ -426,4 +426,4 @@ std::unique_ptr<Scheduler> make_model_scheduler(SchedulerContext context, bool r
   return std::make_unique<ModelScheduler>(std::move(context), ready_first);
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

@@ -4,7 +4,7 @@
 #include "conveyor/error.hpp"
 #include "runtime/scheduler/scheduler.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 namespace {
 
 class OffloadScheduler final : public Scheduler {
@@ -30,4 +30,4 @@ std::unique_ptr<Scheduler> make_offload_scheduler(SchedulerContext context) {
   return std::make_unique<OffloadScheduler>(std::move(context));
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

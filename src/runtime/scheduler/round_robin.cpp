@@ -3,7 +3,7 @@
 // baseline. Other tasks go to the CPUs.
 #include "runtime/scheduler/scheduler.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 namespace {
 
 class RoundRobinScheduler final : public Scheduler {
@@ -36,4 +36,4 @@ std::unique_ptr<Scheduler> make_round_robin_scheduler(SchedulerContext context) 
   return std::make_unique<RoundRobinScheduler>(std::move(context));
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

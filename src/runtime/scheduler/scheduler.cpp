@@ -6,7 +6,7 @@
 
 #include "conveyor/error.hpp"
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 
 std::unique_ptr<Scheduler> make_eager_scheduler(SchedulerContext context);
 std::unique_ptr<Scheduler> make_round_robin_scheduler(SchedulerContext context);
@@ -170,4 +170,4 @@ Task* Scheduler::pop(int worker) {
   return t;
 }
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

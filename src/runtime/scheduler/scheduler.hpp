@@ -22,7 +22,7 @@ namespace conveyor::runtime::perfmodel {
 class PerfModels;
 }
 
-namespace conveyor::runtime {
+namespace conveyor::runtime::scheduler {
 
 struct WorkerDesc {
   DeviceKind kind = DeviceKind::Cpu;
@@ -152,4 +152,4 @@ std::unique_ptr<Scheduler> make_scheduler(std::string_view name, SchedulerContex
 /// task times are always measured.
 bool measures_device_tasks(std::string_view name);
 
-}  // namespace conveyor::runtime
+}  // namespace conveyor::runtime::scheduler

@@ -10,9 +10,9 @@
 
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
-#include "stencil/check.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/stencil.hpp"
+#include "stencil/stencil_check.hpp"
 #include "unit/backends/per_device.hpp"
 
 namespace conveyor::apps::stencil {

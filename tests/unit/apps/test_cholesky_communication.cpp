@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
+#include "cholesky/cholesky_graph.hpp"
 #include "cholesky/communication.hpp"
-#include "cholesky/graph.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {

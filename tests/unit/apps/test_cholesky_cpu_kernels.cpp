@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/opencl_blas.hpp"
 #include "conveyor/records.hpp"

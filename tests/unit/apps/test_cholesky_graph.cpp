@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cholesky/cholesky.hpp"
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"

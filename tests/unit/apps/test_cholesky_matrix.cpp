@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "cholesky/cpu_kernels.hpp"
-#include "cholesky/matrix.hpp"
+#include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_matrix.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {

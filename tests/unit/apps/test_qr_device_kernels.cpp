@@ -15,10 +15,10 @@
 #include "common/precision.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
-#include "qr/check.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/matrix.hpp"
 #include "qr/qr.hpp"
+#include "qr/qr_check.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_matrix.hpp"
 #include "unit/apps/qr_tiles.hpp"
 #include "unit/backends/per_device.hpp"
 

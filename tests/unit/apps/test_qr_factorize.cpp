@@ -12,11 +12,11 @@
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
-#include "qr/check.hpp"
-#include "qr/cpu_kernels.hpp"
-#include "qr/graph.hpp"
-#include "qr/matrix.hpp"
 #include "qr/qr.hpp"
+#include "qr/qr_check.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_graph.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -122,7 +122,7 @@ TEST(QrFactorize, RMatchesTheWholeMatrixQrUpToRowSigns) {
 }
 
 // The graph run by hand in program order, one task left out: the check must see it.
-// The factorisation with `domains` domains of tile rows (graph.hpp; 1: the flat tree), run
+// The factorisation with `domains` domains of tile rows (qr_graph.hpp; 1: the flat tree), run
 // sequentially in program order on the host with the tasks' kernels, skipping the one task named
 // (skip_kernel at i, j, k; none when i < 0), then checked.
 template <typename T>

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/precision.hpp"
-#include "qr/cpu_kernels.hpp"
+#include "qr/qr_cpu_kernels.hpp"
 #include "unit/apps/qr_tiles.hpp"
 
 namespace conveyor::apps::qr {

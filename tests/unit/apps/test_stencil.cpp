@@ -12,12 +12,12 @@
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
 #include "stencil/block_grid.hpp"
-#include "stencil/check.hpp"
 #include "stencil/cpu_kernel.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/halo.hpp"
-#include "stencil/run.hpp"
 #include "stencil/stencil.hpp"
+#include "stencil/stencil_check.hpp"
+#include "stencil/stencil_run.hpp"
 #include "unit/apps/stencil_fixture.hpp"
 
 namespace conveyor::apps::stencil {

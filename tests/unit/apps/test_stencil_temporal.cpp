@@ -11,12 +11,12 @@
 #include "conveyor/error.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
-#include "stencil/check.hpp"
-#include "stencil/graph.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/halo.hpp"
-#include "stencil/run.hpp"
 #include "stencil/stencil.hpp"
+#include "stencil/stencil_check.hpp"
+#include "stencil/stencil_graph.hpp"
+#include "stencil/stencil_run.hpp"
 #include "unit/apps/stencil_fixture.hpp"
 
 namespace conveyor::apps::stencil {

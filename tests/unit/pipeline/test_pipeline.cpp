@@ -31,7 +31,7 @@ struct Arrays {
 
 // The plain kernel over the whole arrays: the reference.
 double plain(StreamKernel k, Arrays& x, std::size_t n, double s) {
-  const auto& kern = stream_cpu::cpu_kernels(StreamVariant::Tuned);
+  const auto& kern = stream::cpu_kernels(StreamVariant::Tuned);
   switch (k) {
     case StreamKernel::Copy:
       kern.copy(x.c.data(), x.a.data(), n);

@@ -12,6 +12,10 @@
 namespace conveyor::test {
 namespace {
 
+using stream::predict_staging;
+using stream::StagingPrediction;
+using stream::StagingQuery;
+
 StagingCalibration model(int cpus) {
   StagingCalibration s;
   s.elements = std::size_t{1} << 24;

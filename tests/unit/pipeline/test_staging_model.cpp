@@ -14,6 +14,11 @@
 namespace conveyor::test {
 namespace {
 
+using stream::plain_rate_gbs;
+using stream::predict_staging;
+using stream::StagingPrediction;
+using stream::StagingQuery;
+
 // Plain kernels: 10 GB/s at 1 thread, 20 at 2, 35 at 4, 40 at 8 (the memory's limit); reading the
 // ring 100 GB/s per thread; a copy thread at 8 GB/s and a DSA-like engine at 30 GB/s.
 StagingCalibration synthetic(int cpus) {

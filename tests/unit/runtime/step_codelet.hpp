@@ -16,7 +16,7 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
-#include "qr/graph.hpp"  // apps/qr: the tile QR's task flow
+#include "qr/qr_graph.hpp"  // apps/qr: the tile QR's task flow
 #include "unit/runtime/cuda_test_kernels.hpp"
 #include "unit/runtime/device_codelets.hpp"
 
@@ -154,7 +154,7 @@ inline Step make_step(std::uint32_t salt, unsigned out, bool rw, std::vector<uns
   return s;
 }
 
-// The tile QR's shape (apps/qr/graph.hpp: the app's kernels, accesses and priorities, in its
+// The tile QR's shape (apps/qr/qr_graph.hpp: the app's kernels, accesses and priorities, in its
 // program order) with the steps above standing in for the kernels.
 enum class QrData { Tile, Factor, Reflector };  // A_ij, T_ik, V_k
 

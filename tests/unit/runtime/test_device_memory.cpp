@@ -215,7 +215,7 @@ class TwinGraph {
   std::uint64_t tasks_ = 0;
 };
 
-// The tile QR's graph (apps/qr/graph.hpp: its kernels' accesses, program order and priorities;
+// The tile QR's graph (apps/qr/qr_graph.hpp: its kernels' accesses, program order and priorities;
 // step_codelet.hpp's programs stand in for the kernels) of 4 x 4 tiles of 8 x 8 with a padded
 // leading dimension, T tiles of 4 x 8 and the reflector copies: 6.25 KiB through a device with room
 // for six tiles (tpmqrt's four buffers need 3.5), every task on the device. The panel's tiles are

@@ -12,12 +12,12 @@
 namespace conveyor::test {
 namespace {
 
-using stream_cpu::CpuKernels;
+using stream::CpuKernels;
 
 std::vector<const CpuKernels*> every_kernel_set() {
-  std::vector<const CpuKernels*> sets{&stream_cpu::cpu_kernels(StreamVariant::Standard),
-                                      &stream_cpu::cpu_kernels(StreamVariant::Tuned)};
-  for (auto isa : stream_cpu::supported_isas()) sets.push_back(&stream_cpu::tuned_kernels(isa));
+  std::vector<const CpuKernels*> sets{&stream::cpu_kernels(StreamVariant::Standard),
+                                      &stream::cpu_kernels(StreamVariant::Tuned)};
+  for (auto isa : stream::supported_isas()) sets.push_back(&stream::tuned_kernels(isa));
   return sets;
 }
 
@@ -55,7 +55,7 @@ TEST_P(CpuKernelRanges, EveryKernelMatchesTheScalarReference) {
   const double s = 3.0;
   for (const CpuKernels* k : every_kernel_set()) {
     for (std::size_t offset = 0; offset < 9; ++offset) {
-      SCOPED_TRACE(testing::Message() << stream_cpu::to_string(k->isa) << " offset " << offset);
+      SCOPED_TRACE(testing::Message() << stream::to_string(k->isa) << " offset " << offset);
       Arrays x(offset, n), ref(offset, n);
 
       k->copy(x.pc(), x.pa(), n);
@@ -105,19 +105,19 @@ TEST(CpuKernels, SourcesAndDestinationMisalignedDifferently) {
 }
 
 TEST(CpuKernels, TunedIsLabelledAndStandardIsPlain) {
-  const CpuKernels& standard = stream_cpu::cpu_kernels(StreamVariant::Standard);
-  EXPECT_EQ(standard.isa, stream_cpu::Isa::Portable);
+  const CpuKernels& standard = stream::cpu_kernels(StreamVariant::Standard);
+  EXPECT_EQ(standard.isa, stream::Isa::Portable);
   EXPECT_FALSE(standard.streaming_stores);
-  const CpuKernels& tuned = stream_cpu::cpu_kernels(StreamVariant::Tuned);
-  EXPECT_EQ(tuned.isa, stream_cpu::supported_isas().back());
-  EXPECT_EQ(tuned.streaming_stores, tuned.isa != stream_cpu::Isa::Portable);
+  const CpuKernels& tuned = stream::cpu_kernels(StreamVariant::Tuned);
+  EXPECT_EQ(tuned.isa, stream::supported_isas().back());
+  EXPECT_EQ(tuned.streaming_stores, tuned.isa != stream::Isa::Portable);
 }
 
 TEST(CpuKernels, UnsupportedIsaIsAnError) {
-  auto isas = stream_cpu::supported_isas();
-  bool has512 = std::find(isas.begin(), isas.end(), stream_cpu::Isa::Avx512) != isas.end();
+  auto isas = stream::supported_isas();
+  bool has512 = std::find(isas.begin(), isas.end(), stream::Isa::Avx512) != isas.end();
   if (has512) GTEST_SKIP() << "this CPU has AVX-512F";
-  EXPECT_THROW(stream_cpu::tuned_kernels(stream_cpu::Isa::Avx512), Error);
+  EXPECT_THROW(stream::tuned_kernels(stream::Isa::Avx512), Error);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(StreamNames, BytesAreCountedStreamStyle) {
 }
 
 TEST(StreamGold, ReplaysStreamOnScalars) {
-  stream_detail::Gold g;
+  stream::Gold g;
   for (StreamKernel k : kStreamKernels) g.apply(k, 3.0, 10);
   // c = a = 1; b = 3c = 3; c = a + b = 4; a = b + 3c = 15.
   EXPECT_EQ(g.a, 15.0);

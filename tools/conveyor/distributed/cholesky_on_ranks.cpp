@@ -8,7 +8,7 @@
 
 #include "../commands.hpp"
 #include "../progress_line.hpp"
-#include "cholesky/distributed.hpp"
+#include "cholesky/cholesky_distributed.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"

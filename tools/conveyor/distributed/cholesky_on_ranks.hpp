@@ -5,7 +5,7 @@
 #include <string>
 
 #include "../report.hpp"
-#include "cholesky/run.hpp"
+#include "cholesky/cholesky_run.hpp"
 #include "rank_jobs.hpp"
 
 namespace conveyor::cli {

@@ -14,8 +14,8 @@
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
-#include "qr/distributed.hpp"
-#include "qr/matrix.hpp"
+#include "qr/qr_distributed.hpp"
+#include "qr/qr_matrix.hpp"
 
 namespace conveyor::cli {
 namespace {

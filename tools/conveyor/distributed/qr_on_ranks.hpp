@@ -5,7 +5,7 @@
 #include <string>
 
 #include "../report.hpp"
-#include "qr/run.hpp"
+#include "qr/qr_run.hpp"
 #include "rank_jobs.hpp"
 
 namespace conveyor::cli {

@@ -16,8 +16,8 @@
 #include "conveyor/distributed.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/process_grid.hpp"
-#include "stencil/distributed.hpp"
 #include "stencil/grid.hpp"
+#include "stencil/stencil_distributed.hpp"
 
 namespace conveyor::cli {
 namespace {

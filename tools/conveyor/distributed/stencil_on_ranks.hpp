@@ -7,7 +7,7 @@
 
 #include "../report.hpp"
 #include "rank_jobs.hpp"
-#include "stencil/run.hpp"
+#include "stencil/stencil_run.hpp"
 
 namespace conveyor::cli {
 

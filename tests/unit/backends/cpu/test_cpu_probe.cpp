@@ -98,11 +98,11 @@ TEST(CpuSgemm, BlockedLoopMatchesANaiveProduct) {
     std::vector<float> a(nn), b(nn), c(nn, -9.0f);
     for (auto& x : a) x = value(rng);
     for (auto& x : b) x = value(rng);
-    cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), 0, n / 2);
-    cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), n / 2, n);
+    backend::cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), 0, n / 2);
+    backend::cpu::blocked_sgemm_rows(n, a.data(), b.data(), c.data(), n / 2, n);
     EXPECT_EQ(wrong_entries(n, a, b, c), 0u);
   }
-  EXPECT_FALSE(cpu::sgemm_name().empty());
+  EXPECT_FALSE(backend::cpu::sgemm_name().empty());
 }
 
 TEST_F(CpuProbe, Md5OfManyMessagesMatchesTheCore) {

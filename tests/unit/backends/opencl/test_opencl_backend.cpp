@@ -10,17 +10,17 @@ namespace conveyor::test {
 namespace {
 
 TEST(OpenCLErrors, NamesKnownCodes) {
-  EXPECT_EQ(opencl::cl_error_name(0), "CL_SUCCESS");
-  EXPECT_EQ(opencl::cl_error_name(-5), "CL_OUT_OF_RESOURCES");
-  EXPECT_EQ(opencl::cl_error_name(-54), "CL_INVALID_WORK_GROUP_SIZE");
-  EXPECT_EQ(opencl::cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR");
-  EXPECT_EQ(opencl::cl_error_name(-9999), "unknown OpenCL error");
+  EXPECT_EQ(backend::opencl::cl_error_name(0), "CL_SUCCESS");
+  EXPECT_EQ(backend::opencl::cl_error_name(-5), "CL_OUT_OF_RESOURCES");
+  EXPECT_EQ(backend::opencl::cl_error_name(-54), "CL_INVALID_WORK_GROUP_SIZE");
+  EXPECT_EQ(backend::opencl::cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR");
+  EXPECT_EQ(backend::opencl::cl_error_name(-9999), "unknown OpenCL error");
 }
 
 TEST(OpenCLErrors, FailedCallThrowsDeviceErrorWithCallErrorFileAndLine) {
-  EXPECT_NO_THROW(opencl::check_cl(0, "clFinish(queue)", "src/x.cpp", 3));
+  EXPECT_NO_THROW(backend::opencl::check_cl(0, "clFinish(queue)", "src/x.cpp", 3));
   try {
-    opencl::check_cl(-5, "clFinish(queue)", "/a/b/probe.cpp", 42);
+    backend::opencl::check_cl(-5, "clFinish(queue)", "/a/b/probe.cpp", 42);
     FAIL() << "no exception";
   } catch (const DeviceError& e) {
     EXPECT_EQ(std::string(e.what()),

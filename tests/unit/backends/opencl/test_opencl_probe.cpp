@@ -13,7 +13,7 @@
 namespace conveyor::test {
 namespace {
 
-using opencl::ProbeHooks;
+using backend::opencl::ProbeHooks;
 
 class OpenCLProbe : public OpenCLTest {
  protected:

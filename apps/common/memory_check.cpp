@@ -1,0 +1,19 @@
+#include "common/memory_check.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
+
+namespace conveyor::apps::common {
+
+void require_host_memory(std::string_view app, int n, double bytes) {
+  std::uint64_t avail = host_topology().available_bytes;
+  if (avail > 0 && bytes > static_cast<double>(avail))
+    throw UsageError(std::string(app) + ": n = " + std::to_string(n) + " needs " +
+                     std::to_string(static_cast<long long>(bytes / 1e6)) + " MB of memory, " +
+                     std::to_string(avail / 1000000) + " MB are available");
+}
+
+}  // namespace conveyor::apps::common

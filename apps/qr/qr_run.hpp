@@ -1,0 +1,64 @@
+#pragma once
+/// One configuration of the QR application from start to finish, as `conveyor qr` runs it:
+/// validate, generate the matrix, start a runtime, warm up, factorise `repeat` times, check.
+///
+///   RunConfig c;  c.n = 4096;  c.block = 512;  c.ib = 32;  c.check = true;
+///   RunResult r = run_qr(c);   // r.gflops, r.check.residual, r.passed()
+#include <string>
+#include <vector>
+
+#include "conveyor/progress.hpp"
+#include "conveyor/runtime.hpp"
+#include "qr/qr.hpp"
+#include "qr/qr_check.hpp"
+
+namespace conveyor::apps::qr {
+
+inline constexpr int kDefaultInnerBlock = 32;
+
+struct RunConfig {
+  int n = 4096;
+  int block = 0;                ///< tile size; 0: common::default_block(n, workers)
+  int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
+  Precision precision = Precision::Double;
+  /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
+  /// platform (`platform`; runs no kernels unless `platform_run_kernels`). Validated first.
+  RuntimeOptions runtime;
+  int repeat = 1;       ///< factorisations timed; the fastest one is reported
+  bool warmup = true;   ///< factorise a 3 x 3-tile matrix first (first-touch, BLAS start-up)
+  bool check = false;   ///< residual and orthogonality after the last factorisation
+  std::string trace;    ///< write the runtime's Chrome trace here (empty: none)
+  ProgressFn progress;  ///< hears of the warm-up, each timed run and the check (may be empty)
+};
+
+struct RunResult {
+  int block = 0;  ///< the tile size used
+  int ib = 0;     ///< the inner blocking used
+  Factorization best;
+  std::vector<double> times_s;
+  double median_time_s = 0;
+  double gflops = 0;  ///< 4/3 n^3 / best time, in 1e9 flop/s
+  bool checked = false;
+  QrCheck check;
+  double residual_bound = 0, orthogonality_bound = 0;
+  std::vector<std::string> workers;
+  std::string cpu_kernels;
+  bool passed() const {
+    return !checked ||
+           (check.residual <= residual_bound && check.orthogonality <= orthogonality_bound);
+  }
+};
+
+/// Throws UsageError for a bad configuration (before allocating anything), Error for a failure.
+/// A check above its bound is not thrown here: see RunResult::passed.
+RunResult run_qr(const RunConfig& config);
+
+/// The checks run_qr does first, on their own. `needs_memory` = false leaves out the host-memory
+/// check (a simulated cluster that runs no kernels holds no matrix; a simulated node that runs none
+/// leaves it out by itself).
+void validate(const RunConfig& config, bool needs_memory = true);
+
+/// config.block, or the shared default for its n and CPU workers when it is 0.
+int block_for(const RunConfig& config);
+
+}  // namespace conveyor::apps::qr
