@@ -50,7 +50,10 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   for (const auto& a : t->accesses)
     if (a.data->poisoned) t->cancelled = true;
   add_dependencies(t);
-  if (t->pending == 0) make_ready(t);
+  if (t->pending == 0)
+    make_ready(t);
+  else if (run_ahead_ > 0)
+    try_run_ahead(t);
   return t->id;
 }
 
@@ -69,6 +72,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
     if (!from || from == t) return;
     from->successors.push_back(t);
     ++t->pending;
+    if (from->lane_of >= 0) count_on_lane(from, t);
   };
   for (const auto& a : t->accesses) {
     data::DataState& d = *a.data;
@@ -140,8 +144,15 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     for (Task* s : task->successors) {
       if (bad) s->cancelled = true;
+      if (task->lane_of >= 0 && s->kind == Task::Kind::Compute && --s->on_lane == 0) s->lane = -1;
       if (--s->pending == 0) {
-        if (s->kind == Task::Kind::Acquire) {
+        if (s->ahead == Task::Ahead::Queued || s->ahead == Task::Ahead::Launched) {
+          // Run ahead: its device worker ends it (takes it from its queue, or completes it after
+          // this task on its lane).
+        } else if (s->ahead == Task::Ahead::Dropped) {
+          s->cancelled = true;  // counted when it was dropped
+          ready_stack_.push_back(s);
+        } else if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
           notify_user();
         } else if (s->cancelled) {
@@ -150,8 +161,11 @@ void Runtime::Impl::complete(Task* t, bool failed) {
         } else {
           wake(scheduler_->push(s));
         }
+      } else if (run_ahead_ > 0 && !bad) {
+        try_run_ahead(s);  // its predecessors left may all be on one lane now
       }
     }
+    if (task->ahead_worker >= 0) --workers_[task->ahead_worker]->ahead;
     if (task->kind == Task::Kind::Compute) {
       if (task->worker >= 0) scheduler_->on_complete(*task);
       ++finished_;
