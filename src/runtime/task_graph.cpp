@@ -150,7 +150,7 @@ void Runtime::Impl::complete(Task* t, bool failed) {
           // Run ahead: its device worker ends it (takes it from its queue, or completes it after
           // this task on its lane).
         } else if (s->ahead == Task::Ahead::Dropped) {
-          s->cancelled = true;  // counted when it was dropped
+          s->cancelled = true;  // counted when dropped: as cancelled, or its launch as failed
           ready_stack_.push_back(s);
         } else if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
