@@ -84,6 +84,13 @@ struct RuntimeOptions {
   DeviceCopy device_copy = DeviceCopy::HostStaged;
   /// Tasks each device driver keeps enqueued ahead of the device (copies and kernels).
   int device_tasks_in_flight = 4;
+  /// Run-ahead: how many tasks each device driver may enqueue behind predecessors still on its
+  /// own lane (their completion not yet seen by the host), ordered by the device's queues instead
+  /// of a host wake-up per dependency; they come on top of device_tasks_in_flight. 0 = off: a task
+  /// is enqueued only once its predecessors have completed. Off under Coherence::Naive (its copies
+  /// home and back go through the host between tasks). A failure is still reported against the
+  /// task that failed; tasks enqueued behind it end as cancelled ("dependent task not run").
+  int run_ahead = 8;
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
   /// evicted (those the queued tasks need furthest ahead first, then least recently used;
@@ -220,6 +227,8 @@ struct RuntimeStats {
   std::uint64_t calibration_tasks = 0;  ///< model schedulers: tasks placed to measure a model
   std::uint64_t max_submitted = 0;      ///< RuntimeOptions::max_submitted as resolved
   std::uint64_t submit_waits = 0;       ///< times submit() waited for room under it
+  /// Device tasks enqueued behind predecessors still on their device's lane (run_ahead).
+  std::uint64_t tasks_run_ahead = 0;
 
   std::uint64_t total_copies() const { return h2d_copies + d2h_copies + d2d_copies; }
   std::uint64_t total_bytes() const { return h2d_bytes + d2h_bytes + d2d_bytes; }

@@ -93,7 +93,12 @@ class DeviceDriver {
   virtual bool pin_host(void* /*ptr*/, std::size_t /*bytes*/) { return false; }
   virtual void unpin_host(void* /*ptr*/) noexcept {}
 
-  // The lane: only the device's driver thread calls these. Work runs in the order enqueued.
+  // The lane: only the device's driver thread calls these. Work runs in the order enqueued: the
+  // runtime enqueues a task behind predecessors still on the lane (RuntimeOptions::run_ahead)
+  // and relies on that order alone, so a driver that moves copies in to an engine of its own must
+  // make the kernels after them wait for them (CUDA: an event and cudaStreamWaitEvent). What
+  // matters is the order of the operations that use the same block (a device may run the others
+  // side by side); a notify waits for everything before it.
   virtual void enqueue_h2d(void* dst, const HostRegion& src) = 0;
   virtual void enqueue_d2h(const HostRegion& dst, const void* src) = 0;
   /// A copy home of a replica that no work still on the lane uses (the runtime writes back only

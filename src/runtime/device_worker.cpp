@@ -24,20 +24,38 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
   if (error) slot->error = error;
   Impl* self = slot->impl;
   std::lock_guard lock(self->mutex_);
-  slot->worker->completed.push_back(slot);
+  slot->landed = true;
+  if (slot != slot->worker->lane.front()) return;  // the earlier ones' completions wake it
   self->rouse(slot->worker->asleep);
   slot->worker->cv.notify_one();
 }
 
 void Runtime::Impl::device_loop(Worker& w) {
   runtime_thread_of = this;
-  const int capacity = options_.device_tasks_in_flight;
+  // Up to device_tasks_in_flight tasks in flight, and run_ahead more when the next one runs ahead.
+  const int ready_capacity = options_.device_tasks_in_flight;
+  const int capacity = ready_capacity + run_ahead_;
+  auto next_runs_ahead = [&] {
+    std::span<Task* const> queue = scheduler_->own_queue(w.index);
+    return !queue.empty() && queue.front()->ahead == Task::Ahead::Queued;
+  };
   std::vector<Slot*> done;
   std::vector<data::CoherenceEngine::WriteBack*> early;
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (!w.completed.empty()) {
-      done.swap(w.completed);
+    if (front_landed(w)) {
+      while (front_landed(w)) {
+        done.push_back(w.lane.front());
+        w.lane.pop_front();
+      }
+      // In lane order: a task that ran ahead of a predecessor that failed (in this batch or an
+      // earlier one) is cancelled, and so are the tasks behind it, before any of their results
+      // counts: finish_device then discards what they wrote.
+      for (Slot* s : done) {
+        s->cancelled = s->task->cancelled;
+        if (!s->error.empty() || s->cancelled)
+          for (Task* next : s->task->successors) next->cancelled = true;
+      }
       lock.unlock();
       for (Slot* s : done) finish_device(w, s);
       collect_timings(w, done);
@@ -46,13 +64,19 @@ void Runtime::Impl::device_loop(Worker& w) {
       if (options_.early_write_back) begin_early_write_backs(w, done, lock, early);
       for (Slot* s : done) {
         bool ok = s->error.empty();
-        if (!ok) record_failure(s->task, w.driver->id(), s->error);
-        complete(s->task, !ok);
+        if (s->cancelled) {
+          ++cancelled_;  // its own error, if any, follows from its predecessor's
+          complete(s->task, true);
+        } else {
+          if (!ok) record_failure(s->task, w.driver->id(), s->error);
+          complete(s->task, !ok);
+          ++w.tasks;
+          ++tasks_run_;
+        }
         s->task = nullptr;
         s->error.clear();
+        s->landed = s->cancelled = false;
         w.free_slots.push_back(s);
-        ++w.tasks;
-        ++tasks_run_;
         if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       done.clear();
@@ -65,8 +89,21 @@ void Runtime::Impl::device_loop(Worker& w) {
     }
     // The waiting task first: it holds part of its buffers; a new task would compete for room.
     Task* t = w.waiting;
-    if (!t && w.in_flight < capacity) {
+    if (!t && (w.in_flight < ready_capacity || (w.in_flight < capacity && next_runs_ahead()))) {
       t = scheduler_->pop(w.index);
+      if (t && t->cancelled) {
+        // Queued to run ahead, then a predecessor on the lane failed: it does not run.
+        ++cancelled_;
+        if (t->pending == 0)
+          complete(t, true);
+        else
+          t->ahead = Task::Ahead::Dropped;  // completed once its predecessors are
+        continue;
+      }
+      if (t && t->ahead == Task::Ahead::Queued) {
+        t->ahead = t->pending > 0 ? Task::Ahead::Launched : Task::Ahead::None;
+        tasks_run_ahead_ += t->pending > 0;
+      }
       if (t && w.in_flight++ == 0) w.busy_since = now_s();
     }
     if (t) {
@@ -76,12 +113,18 @@ void Runtime::Impl::device_loop(Worker& w) {
       Launch launched = launch_device(w, t);
       lock.lock();
       w.waiting = launched == Launch::Blocked ? t : nullptr;
+      if (launched == Launch::Started && run_ahead_ > 0) note_on_lane(w, t);
       if (launched == Launch::Failed) {
-        complete(t, true);
+        if (t->pending == 0) {
+          complete(t, true);
+        } else {  // it ran ahead: completed (as failed) once its predecessors are
+          t->cancelled = true;
+          t->ahead = Task::Ahead::Dropped;
+        }
         if (--w.in_flight == 0) w.busy_seconds += now_s() - w.busy_since;
       }
       if (launched != Launch::Blocked) continue;
-      if (!w.completed.empty() || w.memory_events != events) continue;  // room came meanwhile
+      if (front_landed(w) || w.memory_events != events) continue;  // room came meanwhile
       // Room comes from tasks in flight ending or write-backs landing, which wake this thread.
       // With neither, it is held by replicas busy for a moment (a host copy under their lock,
       // a peer copy's source): look again shortly rather than fail.
@@ -238,8 +281,9 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
       std::lock_guard lock(mutex_);
       slot = w.free_slots.back();
       w.free_slots.pop_back();
+      slot->task = t;
+      w.lane.push_back(slot);  // before notify: its completion may come at once
     }
-    slot->task = t;
     slot->peer_pins.swap(w.peer_pins);
     slot->reservations.swap(w.reservations);
     w.peer_pins.clear();

@@ -10,6 +10,7 @@
 // runtime_impl_shared.hpp), runtime_stats.cpp (stats, trace).
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,6 +74,8 @@ class Runtime::Impl final : public detail::CompletionSink {
     Worker* worker = nullptr;
     runtime::Task* task = nullptr;
     std::string error;
+    bool landed = false;     // its completion came (mutex_); handled in lane order
+    bool cancelled = false;  // it ran ahead of a predecessor that failed: its results are void
     std::vector<std::pair<data::DataState*, int>> peer_pins;  // sources of peer copies
     std::vector<int> reservations;  // per access, as CoherenceEngine::reserve_on_device said
   };
@@ -90,7 +93,11 @@ class Runtime::Impl final : public detail::CompletionSink {
     double busy_seconds = 0;
     // Devices only (guarded by mutex_ except the slots' contents).
     int in_flight = 0;
-    std::vector<Slot*> completed;
+    /// Tasks in flight in the order enqueued; completions are handled from the front, so a task
+    /// that ran ahead of its predecessors completes after them even when the driver reports its
+    /// completion first.
+    std::deque<Slot*> lane;
+    int ahead = 0;  ///< run-ahead tasks queued or enqueued here, not completed (Task::ahead_worker)
     std::vector<std::unique_ptr<Slot>> slots;
     std::vector<Slot*> free_slots;
     double busy_since = 0;  // now_s() when in_flight became 1
@@ -136,6 +143,16 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// fit now (those made resident stay pinned, w.prepared says how many); call again later.
   Launch launch_device(Worker& w, runtime::Task* t);
   void finish_device(Worker& w, Slot* slot);
+  /// Whether the task at the front of the worker's lane has completed (mutex_).
+  static bool front_landed(const Worker& w) { return !w.lane.empty() && w.lane.front()->landed; }
+  /// Run-ahead, under mutex_: `t` was just enqueued on `w`'s lane; its successors count it among
+  /// their predecessors on a lane, and may run ahead behind it.
+  void note_on_lane(Worker& w, runtime::Task* t);
+  /// `from`, enqueued on a lane, is an unfinished predecessor of `t`.
+  static void count_on_lane(runtime::Task* from, runtime::Task* t);
+  /// Queues `t` for the device whose lane holds all its unfinished predecessors, when that
+  /// device can run it, the scheduler would place it there, and the depth allows.
+  void try_run_ahead(runtime::Task* t);
   /// Under mutex_ (released meanwhile), before the tasks of `done` are completed: the data they
   /// wrote that no later task uses, marked for an early write-back
   /// (RuntimeOptions::early_write_back) to be enqueued by the caller without the lock.
@@ -217,8 +234,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   std::uint64_t deferred_ = 0;      ///< deferred CPU tasks not finished
   std::uint64_t submit_waits_ = 0;  ///< times submit() waited (stats)
   std::uint64_t tasks_run_ = 0;
+  std::uint64_t tasks_run_ahead_ = 0;  ///< device tasks launched with predecessors on their lane
   int open_acquires_ = 0;
   bool stop_ = false;
+  int run_ahead_ = 0;  ///< RuntimeOptions::run_ahead, 0 where it does not apply
   std::string first_error_;
   std::uint64_t failed_ = 0;
   std::uint64_t cancelled_ = 0;

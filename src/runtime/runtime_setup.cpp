@@ -31,6 +31,11 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
+  if (options_.run_ahead < 0)
+    throw UsageError(fmt::format("run_ahead must be >= 0, got {}", options_.run_ahead));
+  // Under naive coherence every task's data goes home and comes back through the host, on copies
+  // that a device's own queues do not all order (CUDA copies in on a stream of their own).
+  run_ahead_ = options_.coherence == Coherence::Naive ? 0 : options_.run_ahead;
   options_.scheduler = resolve_scheduler(options_, !extra_drivers.empty());
   options_.max_submitted = resolve_max_submitted(options_.max_submitted);
   resume_at_ = options_.max_submitted - options_.max_submitted / 16;
@@ -119,7 +124,7 @@ void Runtime::Impl::make_workers(int cpus) {
     w->driver = drivers_[s].get();
     w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
                w->driver->id(), runtime::perfmodel::shares_host_cores(w->driver->id())};
-    for (int k = 0; k < options_.device_tasks_in_flight; ++k) {
+    for (int k = 0; k < options_.device_tasks_in_flight + run_ahead_; ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
       w->slots.back()->worker = w.get();

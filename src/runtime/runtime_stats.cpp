@@ -13,6 +13,7 @@ RuntimeStats Runtime::Impl::stats() const {
   s.tasks = tasks_run_;
   s.max_submitted = options_.max_submitted;
   s.submit_waits = submit_waits_;
+  s.tasks_run_ahead = tasks_run_ahead_;
   for (const auto& w : workers_)
     s.workers.push_back(
         {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});
@@ -26,6 +27,7 @@ void Runtime::Impl::reset_stats() {
   coherence_->reset_peaks();
   std::lock_guard lock(mutex_);
   tasks_run_ = 0;
+  tasks_run_ahead_ = 0;
   scheduler_->reset_stats();
   for (auto& w : workers_) {
     w->tasks = 0;

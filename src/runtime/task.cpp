@@ -27,6 +27,14 @@ void Task::reset() {
   predicted_copy_seconds = 0;
   calibration = false;
   prefetch_seen = false;
+  ahead = Ahead::None;
+  ahead_worker = -1;
+  lane_of = -1;
+  on_lane = 0;
+  lane = -1;
+  placed = false;
+  placed_worker = -1;
+  placed_mask = 0;
 }
 
 Task* TaskPool::get() {

@@ -53,6 +53,30 @@ struct Task {
   /// Queued for a device: its driver has looked at it for prefetching (RuntimeOptions::prefetch).
   bool prefetch_seen = false;
 
+  // Run-ahead (RuntimeOptions::run_ahead), under the runtime's lock. A task whose unfinished
+  // predecessors are all enqueued on one device's lane may be enqueued behind them there, ordered
+  // by the lane, before the host has seen them finish.
+  enum class Ahead : std::uint8_t {
+    None,      ///< becomes ready as usual, when `pending` reaches 0
+    Queued,    ///< in its device worker's own queue with `pending` > 0 maybe; that worker ends it
+    Launched,  ///< enqueued on the lane with `pending` > 0 at the time; its completion ends it
+    Dropped,   ///< taken cancelled, or its launch failed, before `pending` reached 0: completed
+               ///< (as cancelled) once it does
+  };
+  Ahead ahead = Ahead::None;
+  int ahead_worker = -1;  ///< the device worker whose run-ahead depth it counts in, or -1
+  int lane_of = -1;       ///< enqueued on this device worker's lane and not completed, or -1
+  /// Unfinished predecessors enqueued on a lane, and that lane's worker when they share one
+  /// (kMixedLanes when not; -1 when there are none).
+  int on_lane = 0;
+  int lane = -1;
+  static constexpr int kMixedLanes = -2;
+  /// The scheduler placed it while it waited on a lane, elsewhere than that lane's worker: it
+  /// goes there when ready (Placement's worker and mask).
+  bool placed = false;
+  int placed_worker = -1;
+  unsigned placed_mask = 0;
+
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;
   /// Clears a recycled task but keeps its capacity.

@@ -54,7 +54,10 @@ TaskId Runtime::Impl::submit(const Codelet& codelet, std::span<const DataAccess>
   // The id is read first: a task cancelled at once (its data poisoned by a failure) is completed
   // and recycled inside make_ready.
   const TaskId id = t->id;
-  if (t->pending == 0) make_ready(t);
+  if (t->pending == 0)
+    make_ready(t);
+  else if (run_ahead_ > 0)
+    try_run_ahead(t);
   return id;
 }
 
@@ -73,6 +76,7 @@ void Runtime::Impl::add_dependencies(Task* t) {
     if (!from || from == t) return;
     from->successors.push_back(t);
     ++t->pending;
+    if (from->lane_of >= 0) count_on_lane(from, t);
   };
   for (const auto& a : t->accesses) {
     data::DataState& d = *a.data;
@@ -149,8 +153,15 @@ void Runtime::Impl::complete(Task* t, bool failed) {
     }
     for (Task* s : task->successors) {
       if (bad) s->cancelled = true;
+      if (task->lane_of >= 0 && s->kind == Task::Kind::Compute && --s->on_lane == 0) s->lane = -1;
       if (--s->pending == 0) {
-        if (s->kind == Task::Kind::Acquire) {
+        if (s->ahead == Task::Ahead::Queued || s->ahead == Task::Ahead::Launched) {
+          // Run ahead: its device worker ends it (takes it from its queue, or completes it after
+          // this task on its lane).
+        } else if (s->ahead == Task::Ahead::Dropped) {
+          s->cancelled = true;  // counted when dropped: as cancelled, or its launch as failed
+          ready_stack_.push_back(s);
+        } else if (s->kind == Task::Kind::Acquire) {
           s->granted = true;
           notify_user();
         } else if (s->cancelled) {
@@ -159,8 +170,11 @@ void Runtime::Impl::complete(Task* t, bool failed) {
         } else {
           wake(scheduler_->push(s));
         }
+      } else if (run_ahead_ > 0 && !bad) {
+        try_run_ahead(s);  // its predecessors left may all be on one lane now
       }
     }
+    if (task->ahead_worker >= 0) --workers_[task->ahead_worker]->ahead;
     if (task->kind == Task::Kind::Compute) {
       if (task->worker >= 0) scheduler_->on_complete(*task);
       ++finished_;

@@ -1,11 +1,12 @@
 // Differential test of the runtime: thousands of random task graphs (random data, shapes, access
 // modes, priorities, devices, schedulers and both coherence policies; device memory unlimited and
-// room for a few buffers, with and without CPU workers, prefetch on and off; emulated devices that
-// complete work at once or on a thread of their own) run by the runtime, and the same tasks run
-// one by one on the host; every final buffer must match exactly (integer kernels). Besides random
-// tasks, graphs take the stencil's shape (a ring of items read by three tasks each) and the tile
-// QR's (apps/qr/qr_graph.hpp's task flow over small tiles, tasks writing two buffers at once), in
-// about an eighth and a quarter of the graphs.
+// room for a few buffers, with and without CPU workers, prefetch on and off, run-ahead on and off;
+// emulated devices that complete work at once, on a thread of their own, or (with run-ahead) on a
+// thread that runs an operation before earlier ones that do not share its blocks) run by the
+// runtime, and the same tasks run one by one on the host; every final buffer must match exactly
+// (integer kernels). Besides random tasks, graphs take the stencil's shape (a ring of items read by
+// three tasks each) and the tile QR's (apps/qr/qr_graph.hpp's task flow over small tiles, tasks
+// writing two buffers at once), in about an eighth and a quarter of the graphs.
 //
 // Where a CUDA GPU is present, its configurations run the kernels on it ("cuda:0": alone, and
 // beside CPU workers, with and without a device-memory limit).
@@ -86,6 +87,7 @@ struct Config {
   RuntimeOptions options;
   int emulated = 0;
   bool inline_lanes = false;  // emulated lanes that complete at once on the enqueuing thread
+  bool reorder = false;       // emulated lanes that keep only the order the data needs
 };
 
 bool have_device(const std::string& id) {
@@ -122,6 +124,9 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             // Prefetch on in every other configuration (without drawing from rng, so that the
             // graphs stay those of the seed).
             c.options.prefetch = out.size() % 2 == 0;
+            // Run-ahead on in every other pair of configurations (independent of prefetch; no
+            // draw from rng either): the seeds are split between on and off.
+            c.options.run_ahead = out.size() / 2 % 2 == 0 ? 4 : 0;
             if (devices == 0) c.emulated = 2;  // two devices: device-to-device movement
             if (devices == 1) {
               if (!opencl) continue;
@@ -142,6 +147,10 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             // Half of the emulated devices complete work at once, as PoCL may: completions then
             // run on the driver thread inside the runtime's calls.
             c.inline_lanes = c.emulated > 0 && rng() % 2;
+            // The other emulated lanes, with run-ahead, run an operation before earlier ones that
+            // do not share its blocks: a task enqueued behind its producer without waiting for it
+            // would read stale data.
+            c.reorder = c.emulated > 0 && !c.inline_lanes && c.options.run_ahead > 0;
             // The QR's updates on the devices, its panel on the CPUs (the app's split).
             c.options.offload = {"op1", "op2", "op3", "gemqrt", "tpmqrt"};
             if (std::string(scheduler) != "offload" && rng() % 2) c.options.offload.clear();
@@ -153,7 +162,9 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
             c.name = std::string(to_string(policy)) + "/" + scheduler + "/" + where +
                      (cpus ? "" : "/no-cpu") + (limit ? "/" + std::to_string(limit) + "B" : "") +
                      (c.options.early_write_back ? "/early" : "") +
-                     (c.inline_lanes ? "/inline" : "") + (c.options.prefetch ? "/prefetch" : "");
+                     (c.inline_lanes ? "/inline" : "") + (c.reorder ? "/reorder" : "") +
+                     (c.options.prefetch ? "/prefetch" : "") +
+                     (c.options.run_ahead ? "/ahead" : "");
             out.push_back(std::move(c));
           }
   return out;
@@ -424,7 +435,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
     auto t0 = std::chrono::steady_clock::now();
     const std::uint64_t qr_on_device_before = qr_on_device.load();
     std::unique_ptr<Runtime> rt =
-        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes);
+        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes, c.reorder);
     for (std::uint64_t g = 0; g < per_config; ++g) {
       std::uint64_t graph_seed = rng();
       std::mt19937_64 graph_rng(graph_seed);

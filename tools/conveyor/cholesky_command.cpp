@@ -198,6 +198,7 @@ nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
       {"prefetch_bytes", s.prefetch_bytes},
       {"prefetches_used", s.prefetches_used},
       {"prefetches_dropped", s.prefetches_dropped},
+      {"tasks_run_ahead", s.tasks_run_ahead},
       {"device_copy", to_string(c.runtime.device_copy)},
       {"platform",
        c.runtime.platform.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.runtime.platform)},

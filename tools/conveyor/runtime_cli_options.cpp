@@ -42,6 +42,14 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
                               "written home first)",
                               about.too_big))
       ->option_text("SIZE");
+  command
+      .add_option("--run-ahead", o.run_ahead,
+                  fmt::format("Tasks each device may enqueue behind predecessors still on its own "
+                              "queues, ordered by the device instead of a host wake-up per "
+                              "dependency (0 = off; default {})",
+                              RuntimeOptions{}.run_ahead))
+      ->each([&o](const std::string&) { o.run_ahead_given = true; })
+      ->option_text("N");
   command.add_option("--trace", o.trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
       ->option_text("FILE");
 }
@@ -150,6 +158,10 @@ ResolvedRuntime resolve_runtime(const RuntimeCliOptions& o, const RuntimeCommand
   set_workers(o, about, r.place, r.runtime);
   r.runtime.device_memory_limit = device_memory_limit(o, about, r.runtime);
   if (!o.sched.empty()) r.runtime.scheduler = o.sched;
+  if (o.run_ahead_given) {
+    if (o.run_ahead < 0) throw usage(about, "--run-ahead must be 0 or more");
+    r.runtime.run_ahead = o.run_ahead;
+  }
   r.runtime.platform_run_kernels = o.sim_run_kernels;
   if (r.place == RunPlace::simulated_node) {
     r.node_platform = o.platform;
@@ -174,6 +186,7 @@ nlohmann::json report_options(const RuntimeCliOptions& o) {
           {"repeat", o.repeat},
           {"check", o.check},
           {"device_memory", o.device_memory},
+          {"run_ahead", o.run_ahead_given ? o.run_ahead : RuntimeOptions{}.run_ahead},
           {"platform", o.platform},
           {"sim_run_kernels", o.sim_run_kernels},
           {"warmup", !o.no_warmup},

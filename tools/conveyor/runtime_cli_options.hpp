@@ -25,8 +25,10 @@ struct RuntimeCliOptions {
   bool check = false;
   std::string trace;
   std::string device_memory;  // empty: the devices' own memory
-  std::string grid;           // PxQ: distributed over MPI ranks
-  std::string platform;       // a simulated node or cluster file
+  int run_ahead = 0;
+  bool run_ahead_given = false;  // else the runtime's default (RuntimeOptions::run_ahead)
+  std::string grid;              // PxQ: distributed over MPI ranks
+  std::string platform;          // a simulated node or cluster file
   bool sim_run_kernels = false;
 
   /// Copies what every run configuration takes from these options (the apps' RunConfig).

@@ -87,8 +87,17 @@ void Scheduler::check(const device::CodeletImpl& codelet) const {
 }
 
 Placement Scheduler::push(Task* task) {
-  Placement p = place(*task);
+  if (task->placed) return enqueue(task, {task->placed_worker, task->placed_mask});
+  return enqueue(task, decide(*task));
+}
+
+Placement Scheduler::decide(Task& task) {
+  Placement p = place(task);
   if (p.worker < 0 && p.mask < kMasks && sole_device_[p.mask] >= 0) p = {sole_device_[p.mask], 0};
+  return p;
+}
+
+Placement Scheduler::enqueue(Task* task, Placement p) {
   task->seq = ++seq_;
   if (p.worker >= 0) {
     per_worker_[p.worker].push(task);

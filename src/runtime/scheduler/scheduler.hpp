@@ -66,8 +66,13 @@ class Scheduler {
 
   /// Throws UsageError when tasks of `codelet` could never run under this policy.
   virtual void check(const device::CodeletImpl& codelet) const;
-  /// Places a ready task; returns where, so that the runtime wakes a worker that can take it.
+  /// Places a ready task; returns where, so that the runtime wakes a worker that can take it. A
+  /// task placed earlier by decide (Task::placed) goes where it was placed.
   Placement push(Task* task);
+  /// The policy's placement of a task, without queueing it (run-ahead asks it for a task whose
+  /// predecessors are still on a device's lane); enqueue then puts it there, or push later.
+  Placement decide(Task& task);
+  Placement enqueue(Task* task, Placement p);
   /// The highest-priority task this worker may take, or nullptr (then on_start follows).
   Task* pop(int worker);
   /// A task that ran has finished (or failed) on task.worker; task.exec_seconds is its measured

@@ -5,7 +5,13 @@
 // fail allocations and copies on demand (see the fault members below), and it can run its lane
 // inline (`inline_lane`): every operation, completions included, runs at once on the thread that
 // enqueues it, as PoCL calls an event's callback at once when the command has already finished, so
-// that tests meet that case on every run instead of rarely.
+// that tests meet that case on every run instead of rarely. Or it can keep only the order that
+// matters for the data (`reorder`): an operation waits for the earlier ones that use one of its
+// blocks (and a notify for all earlier ones), as on a device with several streams that wait on
+// each other's events, and otherwise the newest operation that may run goes first. A task
+// enqueued behind its producer (run-ahead) then runs before it unless its wait on the producer's
+// block holds it back.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -38,8 +44,12 @@ struct PinLog {
 class EmulatedDevice final : public device::DeviceDriver {
  public:
   explicit EmulatedDevice(std::string id, std::uint64_t memory = 1ull << 30,
-                          bool inline_lane = false)
-      : id_(std::move(id)), memory_(memory), inline_(inline_lane), thread_([this] { run(); }) {}
+                          bool inline_lane = false, bool reorder = false)
+      : id_(std::move(id)),
+        memory_(memory),
+        inline_(inline_lane),
+        reorder_(reorder && !inline_lane),
+        thread_([this] { run(); }) {}
   ~EmulatedDevice() override {
     {
       std::lock_guard lock(mutex_);
@@ -66,7 +76,7 @@ class EmulatedDevice final : public device::DeviceDriver {
   // evicted before it landed) must not write into freed memory.
   void deallocate(void* block) noexcept override {
     frees_++;
-    push([block] { std::free(block); });
+    push([block] { std::free(block); }, {block});
   }
 
   bool pin_host(void* ptr, std::size_t bytes) override {
@@ -85,35 +95,43 @@ class EmulatedDevice final : public device::DeviceDriver {
   void enqueue_h2d(void* dst, const device::HostRegion& src) override {
     bool fail = failing_copy();
     bool fail_once = h2d_copies_.fetch_add(1) == fail_h2d_once_at_;
-    push([this, dst, src, fail, fail_once] {
-      if (fail_once) {
-        std::memset(dst, kGarbage, src.width * src.height);
-        copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, half(src));
-        std::lock_guard lock(mutex_);
-        if (error_.empty()) error_ = id_ + ": emulated one-off copy failure";
-        return;
-      }
-      copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, fail ? half(src) : src);
-      if (fail) break_lane();
-    });
+    push(
+        [this, dst, src, fail, fail_once] {
+          if (fail_once) {
+            std::memset(dst, kGarbage, src.width * src.height);
+            copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, half(src));
+            std::lock_guard lock(mutex_);
+            if (error_.empty()) error_ = id_ + ": emulated one-off copy failure";
+            return;
+          }
+          copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, fail ? half(src) : src);
+          if (fail) break_lane();
+        },
+        {dst});
   }
   void enqueue_d2h(const device::HostRegion& dst, const void* src) override {
     bool fail = failing_copy();
-    push([this, dst, src, fail] {
-      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, fail ? half(dst) : dst);
-      if (fail) break_lane();
-    });
+    push(
+        [this, dst, src, fail] {
+          copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width,
+                  fail ? half(dst) : dst);
+          if (fail) break_lane();
+        },
+        {src});
   }
   // On the lane (one engine), but a kernel's failure stays for the task's own notify.
   void enqueue_write_back(const device::HostRegion& dst, const void* src, device::DoneCallback done,
                           void* user) override {
     bool fail = failing_copy();
-    push([this, dst, src, done, user, fail] {
-      copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width, fail ? half(dst) : dst);
-      if (fail) break_lane();
-      std::string error = lane_error();
-      done(user, error.empty() ? nullptr : error.c_str());
-    });
+    push(
+        [this, dst, src, done, user, fail] {
+          copy_2d(dst.ptr, dst.pitch, static_cast<const char*>(src), dst.width,
+                  fail ? half(dst) : dst);
+          if (fail) break_lane();
+          std::string error = lane_error();
+          done(user, error.empty() ? nullptr : error.c_str());
+        },
+        {src});
   }
   // Emulated devices share the host's address space, so they "peer copy" with each other.
   bool can_peer_from(const device::DeviceDriver& other) const override {
@@ -125,42 +143,50 @@ class EmulatedDevice final : public device::DeviceDriver {
                     std::size_t bytes) override {
     bool fail = failing_copy();
     const auto& source = static_cast<const EmulatedDevice&>(from);
-    push([this, dst, src, bytes, fail, &source] {
-      const bool source_broken = source.broken_;
-      std::memcpy(dst, src, fail || source_broken ? bytes / 2 : bytes);
-      if (fail) break_lane();
-      if (!source_broken) return;
-      std::lock_guard lock(mutex_);
-      if (error_.empty()) error_ = source.lane_error();
-    });
+    push(
+        [this, dst, src, bytes, fail, &source] {
+          const bool source_broken = source.broken_;
+          std::memcpy(dst, src, fail || source_broken ? bytes / 2 : bytes);
+          if (fail) break_lane();
+          if (!source_broken) return;
+          std::lock_guard lock(mutex_);
+          if (error_.empty()) error_ = source.lane_error();
+        },
+        {dst});
   }
   void launch(const device::CodeletImpl& codelet, TaskContext& ctx) override {
     device::TaskContextAccess::set_stream(ctx, this);
     TaskContext copy = ctx;
     const device::CodeletImpl* c = &codelet;
-    push([this, c, copy] {
-      double start = now_us();
-      std::string error;
-      try {
-        c->fn(DeviceKind::Cuda)(copy);
-      } catch (const std::exception& e) {  // a failed kernel: reported by the next notify
-        error = e.what();
-      }
-      std::lock_guard lock(mutex_);
-      if (error_.empty()) error_ = error;
-      timed_.push_back({device::TimedOp::Kind::Task, c->name, copy.task_id(), start, now_us()});
-    });
+    std::vector<const void*> blocks;
+    for (std::size_t i = 0; i < ctx.size(); ++i) blocks.push_back(ctx.buffer(i).ptr);
+    push(
+        [this, c, copy] {
+          double start = now_us();
+          std::string error;
+          try {
+            c->fn(DeviceKind::Cuda)(copy);
+          } catch (const std::exception& e) {  // a failed kernel: reported by the next notify
+            error = e.what();
+          }
+          std::lock_guard lock(mutex_);
+          if (error_.empty()) error_ = error;
+          timed_.push_back({device::TimedOp::Kind::Task, c->name, copy.task_id(), start, now_us()});
+        },
+        std::move(blocks));
   }
   void notify(device::DoneCallback done, void* user) override {
-    push([this, done, user] {
-      std::string error = lane_error();
-      {
-        std::lock_guard lock(mutex_);
-        if (error.empty()) error.swap(error_);
-        error_.clear();
-      }
-      done(user, error.empty() ? nullptr : error.c_str());
-    });
+    push(
+        [this, done, user] {
+          std::string error = lane_error();
+          {
+            std::lock_guard lock(mutex_);
+            if (error.empty()) error.swap(error_);
+            error_.clear();
+          }
+          done(user, error.empty() ? nullptr : error.c_str());
+        },
+        {}, Wait::AllEarlier);
   }
   /// Task timings only (always kept): wall time of the implementation on the lane's thread.
   void drain_trace(std::vector<device::TimedOp>& out) override {
@@ -181,11 +207,13 @@ class EmulatedDevice final : public device::DeviceDriver {
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
-    push([&] {
-      std::lock_guard lock(m);
-      done = true;
-      cv.notify_one();
-    });
+    push(
+        [&] {
+          std::lock_guard lock(m);
+          done = true;
+          cv.notify_one();
+        },
+        {}, Wait::AllEarlier);
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return done; });
   }
@@ -193,7 +221,7 @@ class EmulatedDevice final : public device::DeviceDriver {
   /// Holds the lane until `go` is ready: what is enqueued meanwhile has not run (a copy still on
   /// its way). Not for inline lanes.
   void hold(std::shared_future<void> go) {
-    push([go] { go.wait(); });
+    push([go] { go.wait(); }, {}, Wait::Barrier);
   }
 
   // Faults. Allocations (numbered from 0, counting attempts): the one numbered fail_allocation_at_
@@ -236,24 +264,54 @@ class EmulatedDevice final : public device::DeviceDriver {
     for (std::size_t c = 0; c < shape.height; ++c)
       std::memcpy(dst + c * dst_pitch, src + c * src_pitch, shape.width);
   }
-  void push(std::function<void()> op) {
+  // What an operation waits for under `reorder` (otherwise everything runs in the order pushed):
+  // the earlier operations that use one of its blocks; all earlier ones (a notify: an event
+  // recorded on every stream); or, a barrier, all earlier ones and it holds back all later ones.
+  enum class Wait { Blocks, AllEarlier, Barrier };
+  struct Op {
+    std::function<void()> fn;
+    std::vector<const void*> blocks;
+    Wait wait = Wait::Blocks;
+  };
+  void push(std::function<void()> fn, std::vector<const void*> blocks = {},
+            Wait wait = Wait::Blocks) {
     if (inline_) {  // only the driver thread enqueues: in order without a lock
-      op();
+      fn();
       return;
     }
     {
       std::lock_guard lock(mutex_);
-      ops_.push_back(std::move(op));
+      ops_.push_back({std::move(fn), std::move(blocks), wait});
     }
     cv_.notify_one();
+  }
+  // Under mutex_: whether ops_[i] may run now (reorder), the earlier ones not having run yet.
+  bool may_run(std::size_t i) const {
+    const Op& op = ops_[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      const Op& earlier = ops_[j];
+      if (op.wait != Wait::Blocks || earlier.wait == Wait::Barrier) return false;
+      for (const void* b : op.blocks)  // the wait on the events of the block's earlier users
+        if (std::find(earlier.blocks.begin(), earlier.blocks.end(), b) != earlier.blocks.end())
+          return false;
+    }
+    return true;
+  }
+  // Under mutex_: the operation to run next: the first, or under `reorder` the newest that may.
+  std::size_t next_op() const {
+    if (reorder_)
+      for (std::size_t i = ops_.size(); i-- > 1;)
+        if (may_run(i)) return i;
+    return 0;
   }
   void run() {
     std::unique_lock lock(mutex_);
     for (;;) {
       cv_.wait(lock, [&] { return stop_ || !ops_.empty(); });
       if (ops_.empty()) return;
-      auto op = std::move(ops_.front());
-      ops_.pop_front();
+      const std::size_t i = next_op();
+      auto op = std::move(ops_[i].fn);
+      ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(i));
       lock.unlock();
       op();
       lock.lock();
@@ -275,9 +333,10 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> ops_;
+  std::deque<Op> ops_;  // not run yet, in the order pushed
   bool stop_ = false;
   const bool inline_;
+  const bool reorder_;
   std::thread thread_;
 };
 
@@ -285,13 +344,15 @@ class EmulatedDevice final : public device::DeviceDriver {
 /// Model schedulers keep their models in memory unless the test names a file: tests never touch
 /// the user's cache.
 /// With `inline_lanes`, their lanes run inline (see EmulatedDevice).
+/// With `reorder`, they keep only the order the data needs (see EmulatedDevice).
 inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1,
-                                                      bool inline_lanes = false) {
+                                                      bool inline_lanes = false,
+                                                      bool reorder = false) {
   if (options.perf_models.empty()) options.perf_models = "none";
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   for (int i = 0; i < devices; ++i)
-    drivers.push_back(
-        std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30, inline_lanes));
+    drivers.push_back(std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
+                                                       inline_lanes, reorder));
   return runtime::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 

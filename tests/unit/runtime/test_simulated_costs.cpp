@@ -60,9 +60,10 @@ std::string one_device(const std::string& extra) {
       extra + R"(}], "links": [{"between": ["host", "sim:0"], "gbs": 1}]})");
 }
 
-RuntimeOptions on_device(const std::string& path) {
+RuntimeOptions on_device(const std::string& path, int run_ahead = 0) {
   RuntimeOptions o;
   o.cpus = 2;
+  o.run_ahead = run_ahead;
   o.platform = path;
   o.scheduler = "offload";
   o.offload = {"touch"};
@@ -70,8 +71,9 @@ RuntimeOptions on_device(const std::string& path) {
 }
 
 // Three tasks in a chain on one vector, or one task on each of three vectors; virtual seconds.
-double run(const std::string& path, bool chain) {
-  Runtime rt(on_device(path));
+// Run-ahead off unless given.
+double run(const std::string& path, bool chain, int run_ahead = 0) {
+  Runtime rt(on_device(path, run_ahead));
   std::vector<std::vector<char>> v(3, std::vector<char>(1000000, 1));
   std::vector<Data> d;
   for (auto& x : v) d.push_back(rt.register_vector(x.data(), x.size(), "v"));
@@ -91,6 +93,18 @@ TEST(SimulatedCosts, ATaskWaitingForItsPredecessorPaysTheWakeUpAQueuedOneDoesNot
   EXPECT_NEAR(run(woken, true), 6.5e-3, 1e-9);
   // Independent tasks are all queued at once: only the last completion's wake-up shows.
   EXPECT_NEAR(run(woken, false) - run(plain, false), 0.5e-3, 1e-9);
+}
+
+// Run-ahead: the chain's kernels are enqueued behind each other at once, ordered by the lane, so
+// only the last completion's wake-up shows (before the copy home of wait_all), as for independent
+// tasks.
+TEST(SimulatedCosts, WithRunAheadAChainPaysOneWakeUpNotOnePerTask) {
+  const std::string plain = one_device(""), woken = one_device(R"(, "complete_us": 500)");
+  EXPECT_NEAR(run(plain, true, 4), 5e-3, 1e-9);
+  EXPECT_NEAR(run(woken, true, 4), 5.5e-3, 1e-9);
+  // A depth of 1: the second task runs ahead behind the first; the third, with the depth taken,
+  // waits for the second's completion: one wake-up more.
+  EXPECT_NEAR(run(woken, true, 1), 6e-3, 1e-9);
 }
 
 TEST(SimulatedCosts, CopiesInOnTheirOwnStreamOverlapTheKernelBefore) {
