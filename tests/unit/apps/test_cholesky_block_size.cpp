@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "cholesky/run.hpp"
+#include "cholesky/cholesky_run.hpp"
 #include "common/block_size.hpp"
 #include "scratch_dir.hpp"
 
