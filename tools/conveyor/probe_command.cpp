@@ -294,6 +294,27 @@ void run(const ProbeCliOptions& options) {
 
 }  // namespace
 
+// What `conveyor probe --help` says after the options.
+constexpr const char* kProbeFooter =
+    "What it measures, per device and memory model (cpu: host; OpenCL: pageable, pinned, "
+    "mapped,\nsvm; CUDA: pageable, pinned, mapped):\n"
+    "  bandwidth  h2d / d2h / d2d copies and the memory task over 4 KiB..--max-size by 4x\n"
+    "  Td         empty kernel: launch + wait (dispatch round trip); enqueue = host cost only\n"
+    "  Tm         memory tasks over 256 B..64 KiB, line fit, intercept minus Td\n"
+    "  BW         bytes read + written by the memory task at the largest sizes / its time\n"
+    "  staging    the CPU's plain STREAM kernels per thread count and the host movers' copy\n"
+    "             rate and per-block cost (read by stream --pipeline --strategy auto)\n"
+    "  apps       matmul (n = 16..1024) and MD5 of 64-byte messages (4 KiB..16 MiB) on the CPU\n"
+    "             and each device, checked against the CPU, and the size from which the device "
+    "wins\n"
+    "Rates are SI: 1 GB/s = 1e9 B/s. See docs/probe.md.\n\n"
+    "Examples:\n"
+    "  conveyor probe                              every device, table 3, calibration saved\n"
+    "  conveyor probe --device cpu --quick         a first look in a few seconds\n"
+    "  conveyor probe --device opencl:0 --no-apps --json-out probe.json\n"
+    "  conveyor plot probe.json -o probe.png       draw it\n"
+    "  conveyor probe --show-calibration           what the scheduler will read";
+
 void add_probe_command(CLI::App& app) {
   auto options = std::make_shared<ProbeCliOptions>();
   CLI::App* command = app.add_subcommand(
@@ -333,25 +354,7 @@ void add_probe_command(CLI::App& app) {
                     "Print the saved calibration (checked against this machine) and exit");
   add_output_options(*command, options->output);
   add_quiet_option(*command, options->output);
-  command->footer(
-      "What it measures, per device and memory model (cpu: host; OpenCL: pageable, pinned, "
-      "mapped,\nsvm; CUDA: pageable, pinned, mapped):\n"
-      "  bandwidth  h2d / d2h / d2d copies and the memory task over 4 KiB..--max-size by 4x\n"
-      "  Td         empty kernel: launch + wait (dispatch round trip); enqueue = host cost only\n"
-      "  Tm         memory tasks over 256 B..64 KiB, line fit, intercept minus Td\n"
-      "  BW         bytes read + written by the memory task at the largest sizes / its time\n"
-      "  staging    the CPU's plain STREAM kernels per thread count and the host movers' copy\n"
-      "             rate and per-block cost (read by stream --pipeline --strategy auto)\n"
-      "  apps       matmul (n = 16..1024) and MD5 of 64-byte messages (4 KiB..16 MiB) on the CPU\n"
-      "             and each device, checked against the CPU, and the size from which the device "
-      "wins\n"
-      "Rates are SI: 1 GB/s = 1e9 B/s. See docs/probe.md.\n\n"
-      "Examples:\n"
-      "  conveyor probe                              every device, table 3, calibration saved\n"
-      "  conveyor probe --device cpu --quick         a first look in a few seconds\n"
-      "  conveyor probe --device opencl:0 --no-apps --json-out probe.json\n"
-      "  conveyor plot probe.json -o probe.png       draw it\n"
-      "  conveyor probe --show-calibration           what the scheduler will read");
+  command->footer(kProbeFooter);
   command->callback([options] { run(*options); });
 }
 
