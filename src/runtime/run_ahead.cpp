@@ -49,7 +49,8 @@ void Runtime::Impl::try_run_ahead(Task* t) {
   Worker& w = *workers_[t->lane];
   if (w.ahead >= run_ahead_ || !t->codelet->has(w.desc.kind)) return;
   runtime::scheduler::Placement p = scheduler_->decide(*t);
-  const bool here = p.worker == w.index || (p.worker < 0 && (p.mask & runtime::scheduler::bit(w.desc.kind)));
+  const bool here =
+      p.worker == w.index || (p.worker < 0 && (p.mask & runtime::scheduler::bit(w.desc.kind)));
   if (!here) {  // the policy wants it elsewhere: it goes there once ready, as usual
     t->placed = true;
     t->placed_worker = p.worker;
