@@ -36,11 +36,12 @@ void read_on_device(CoherenceEngine& engine, DataState& d) {
 // Bytes copied in for the reads a b c a b c ... through room for two vectors; `ranked`: the
 // driver ranks the reads still to come before each one, as the device worker does with its queue.
 std::uint64_t cyclic_reads(bool ranked) {
+  // The host vectors first: they outlive the device, whose thread may still be copying from them.
+  std::vector<std::vector<int>> v(3, std::vector<int>(kN, 7));
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30);
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
                          2 * kN * sizeof(int), stats, nullptr);
-  std::vector<std::vector<int>> v(3, std::vector<int>(kN, 7));
   std::vector<DataState> d(3);
   for (int i = 0; i < 3; ++i) setup(engine, d[i], v[i]);
   std::vector<DataState*> order;
@@ -67,11 +68,11 @@ TEST(NextUseEviction, ACycleLargerThanTheRoomMovesFewerBytesThanByRecency) {
 }
 
 TEST(NextUseEviction, AReplicaInUseIsNeverTakenHoweverFarItsNextUse) {
+  std::vector<int> a(kN, 1), b(kN, 2), c(kN, 3);  // outlive the device (its copies read them)
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30);
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
                          2 * kN * sizeof(int), stats, nullptr);
-  std::vector<int> a(kN, 1), b(kN, 2), c(kN, 3);
   DataState da, db, dc;
   setup(engine, da, a);
   setup(engine, db, b);
