@@ -45,9 +45,11 @@ run: main-job
 # (undefined behaviour is fatal there), the simulated clusters' tests (ranks as threads) under the
 # former, the simulator's tests under the latter (only those targets are built in those presets,
 # without the OpenCL backend to keep CI short: the runtime is tested there on emulated devices), then
-# a one-minute slice of the fuzzers (scripts/fuzz.sh, 7 s per harness, built in the asan tree beside
-# those tests), then the whole suite (ctest), then the Python package's tests (python/tests, pytest,
-# from the build tree: docs/python.md) when conveyor._core was built.
+# a slice of the fuzzers (scripts/fuzz.sh, 5 s per harness, built in the asan tree beside those
+# tests), then the whole suite (ctest; the apps' OpenCL runs on the own kernels there, the CLBlast
+# kernels only in the tests that compare the two, because CLBlast compiles its kernels on PoCL at
+# first use for about a minute per precision), then the Python package's tests (python/tests,
+# pytest, from the build tree: docs/python.md) when conveyor._core was built.
 test: build
 	for p in tsan asan; do \
 	  cmake --preset $$p > /dev/null && \
@@ -60,8 +62,8 @@ test: build
 	fi
 	cmake --build build/asan -j $(JOBS) --target conveyor_manycore_tests
 	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_manycore_tests
-	FUZZ_SECONDS=7 JOBS=$(JOBS) scripts/fuzz.sh
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	FUZZ_SECONDS=5 JOBS=$(JOBS) scripts/fuzz.sh
+	cd $(BUILD) && CONVEYOR_OPENCL_BLAS=own ctest --output-on-failure -j $(JOBS)
 	@if ls $(BUILD)/python/conveyor/_core.*.so > /dev/null 2>&1; then \
 	  PYTHONPATH=$(CURDIR)/$(BUILD)/python:$(CURDIR)/python CONVEYOR_CLI=$(CURDIR)/$(CONVEYOR) \
 	    python3 -m pytest -q python/tests; \
@@ -70,7 +72,7 @@ test: build
 	fi
 
 # Every libFuzzer harness of fuzz/ for FUZZ_SECONDS each (docs/fuzzing.md); `make test` runs a
-# slice of it (7 s each).
+# slice of it (5 s each).
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
