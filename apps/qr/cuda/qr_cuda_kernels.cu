@@ -262,13 +262,18 @@ void cuda_tpqrt(void* stream, int m, int n, int ib, T* r, int ldr, T* b, int ldb
              ldt);
 }
 
+// What gemqrt and tpmqrt share: V with its unit diagonal written out (vs), the T factors of blocks
+// of kb reflectors rebuilt from v and the tau on t's diagonal (tf, kb x kb each), and two kb x n
+// blocks for W, all in the stream's workspace. `unit`: v holds geqrt's unit lower triangle.
 template <typename T>
-void cuda_gemqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
-                 int ldt, T* c, int ldc) {
-  require(
-      m > 0 && n > 0 && k > 0 && k <= m && ib > 0 && ldv >= m && ldc >= m && ldt >= std::min(ib, k),
-      "gemqrt", "bad tile shape");
-  lib::StreamContext& ctx = lib::context_for(stream);
+struct UpdateSpace {
+  int kb;
+  T *vs, *tf, *w, *w2;
+};
+
+template <typename T>
+UpdateSpace<T> update_space(lib::StreamContext& ctx, int m, int n, int k, int ib, const T* v,
+                            int ldv, bool unit, const T* t, int ldt) {
   const int kb = std::min(kMergedBlock, k);
   const std::size_t kpad = static_cast<std::size_t>(blocks_of(k, kb)) * kb;
   Layout layout;
@@ -277,10 +282,20 @@ void cuda_gemqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv,
   const std::size_t w_at = layout.add<T>(static_cast<std::size_t>(kb) * n);
   const std::size_t w2_at = layout.add<T>(static_cast<std::size_t>(kb) * n);
   void* base = ctx.workspace(layout.bytes());
-  T *vs = at<T>(base, f.vs), *tf = at<T>(base, tf_at);
-  T *w = at<T>(base, w_at), *w2 = at<T>(base, w2_at);
+  UpdateSpace<T> s{kb, at<T>(base, f.vs), at<T>(base, tf_at), at<T>(base, w_at),
+                   at<T>(base, w2_at)};
+  factors<T>(ctx, m, k, kb, v, ldv, unit, t, ib, ldt, s.vs, at<T>(base, f.gram), s.tf, kb);
+  return s;
+}
 
-  factors<T>(ctx, m, k, kb, v, ldv, true, t, ib, ldt, vs, at<T>(base, f.gram), tf, kb);
+template <typename T>
+void cuda_gemqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
+                 int ldt, T* c, int ldc) {
+  require(
+      m > 0 && n > 0 && k > 0 && k <= m && ib > 0 && ldv >= m && ldc >= m && ldt >= std::min(ib, k),
+      "gemqrt", "bad tile shape");
+  lib::StreamContext& ctx = lib::context_for(stream);
+  const auto [kb, vs, tf, w, w2] = update_space<T>(ctx, m, n, k, ib, v, ldv, true, t, ldt);
   // C <- (I - V_j T_j^T V_j^T) C for j = 0, 1, ...: rows above i0 are not touched (V_j is zero
   // there), and vs holds V_j's unit diagonal and zeros explicitly.
   for (int i0 = 0; i0 < k; i0 += kb) {
@@ -304,18 +319,7 @@ void cuda_tpmqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv,
               ldt >= std::min(ib, k),
           "tpmqrt", "bad tile shape");
   lib::StreamContext& ctx = lib::context_for(stream);
-  const int kb = std::min(kMergedBlock, k);
-  const std::size_t kpad = static_cast<std::size_t>(blocks_of(k, kb)) * kb;
-  Layout layout;
-  const FactorSpace f = add_factor_space<T>(layout, m, k, kb);
-  const std::size_t tf_at = layout.add<T>(static_cast<std::size_t>(kb) * kpad);
-  const std::size_t w_at = layout.add<T>(static_cast<std::size_t>(kb) * n);
-  const std::size_t w2_at = layout.add<T>(static_cast<std::size_t>(kb) * n);
-  void* base = ctx.workspace(layout.bytes());
-  T *vs = at<T>(base, f.vs), *tf = at<T>(base, tf_at);
-  T *w = at<T>(base, w_at), *w2 = at<T>(base, w2_at);
-
-  factors<T>(ctx, m, k, kb, v, ldv, false, t, ib, ldt, vs, at<T>(base, f.gram), tf, kb);
+  const auto [kb, vs, tf, w, w2] = update_space<T>(ctx, m, n, k, ib, v, ldv, false, t, ldt);
   // [A; B] <- (I - V_j T_j^T V_j^T) [A; B], V_j = [rows i0.. of the identity; v's columns]:
   // W = A(i0:i0+width, :) + V^T B, W2 = T_j^T W, A(i0:i0+width, :) -= W2, B -= V W2.
   for (int i0 = 0; i0 < k; i0 += kb) {
