@@ -87,6 +87,33 @@ for lib in /usr/lib/x86_64-linux-gnu/libOpenCL.so.1; do
   [ -f "$lib" ] && cp -L "$lib" "$root/lib/"
 done
 
+# The Python module's ingredients (bundle/python): the machine's Python is another version than the
+# build machine's, so scripts/python-module builds conveyor._core there, against the build's static
+# libraries, with the link line and definitions this build used for its own module.
+module=$(ls "$build"/python/conveyor/_core.*.so 2> /dev/null | head -n 1)
+if [ -n "$module" ]; then
+  py=$root/python
+  mkdir -p "$py/lib" "$py/include"
+  for dir in fmt nlohmann; do [ -d /usr/include/$dir ] && cp -a /usr/include/$dir "$py/include/"; done
+  (cd "$build" && ninja -t commands "${module#$build/}" | grep -F 'python/src/' | head -n 1) | tr ' ' '\n' |
+    grep '^-D' | grep -v '_EXPORTS$' | sed 's/^-D//' > "$py/compile-definitions.txt"
+  (cd "$build" && ninja -t commands "${module#$build/}" | tail -n 1) | tr ' ' '\n' |
+    while read -r word; do
+      case "$word" in
+        */libnanobind*.a) ;;  # built there for its Python
+        /usr/local/cuda*/lib*.a | /usr/local/cuda*/lib*.so*)  # the machine's own CUDA toolkit
+          name=$(basename "$word"); name=${name#lib}; echo "-l${name%%.*}" ;;
+        /*.a) name=$(basename "$word"); echo "-l${name#lib}" | sed 's/\.a$//' ;;  # librt.a
+        *.a) cp "$build/$word" "$py/lib/"; basename "$word" ;;
+        /*.so*)
+          soname=$(objdump -p "$word" | awk '/SONAME/ {print $2}')
+          [ -f "$root/lib/$soname" ] || cp -L "$word" "$root/lib/$soname"
+          echo "$soname" ;;
+        -l*) echo "$word" ;;
+      esac
+    done > "$py/link-libraries.txt"
+fi
+
 if [ -n "$peer" ]; then
   mkdir -p "$stage/peer"
   find "$peer" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/peer/" \;

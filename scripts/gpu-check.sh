@@ -15,7 +15,7 @@
 #   --seeds N        differential seeds (default 320; >= 300 in all for the issue's bar)
 #   --graphs N       random graphs per differential seed, over all its configurations (default 2000)
 #   --sizes LIST     Cholesky orders, comma-separated (default 4096,8192,16384,32768)
-#   --sections LIST  comma-separated subset of: tests,differential,sanitizer,capi,mpi,qr,stencil,
+#   --sections LIST  comma-separated subset of: tests,differential,sanitizer,capi,mpi,python,qr,stencil,
 #                    cholesky,overhead,ooc,hybrid,stream,probe,pipeline,table3,tiles,big (default:
 #                    all; they run in this order, most important first)
 #   --time-limit S   stop starting work after S seconds and bound every command by what is left;
@@ -207,6 +207,26 @@ if want mpi && command -v mpirun > /dev/null; then
   check mpi-cuda-local mpirun --oversubscribe --bind-to none -np 2 \
     --mca btl_vader_single_copy_mechanism none "$conveyor" cholesky --n 4096 --block 256 \
     --grid 1x2 --devices cpu,cuda:local --offload gemm --cpus 4 --check --json
+fi
+
+if want python; then
+  # The Python package on this machine's Python (another version than the build machine's): the
+  # bundle's module ingredients built here (scripts/python-module), else the build tree's module.
+  # Then the package's tests, and its CuPy and PyTorch tests alone, which must run here, not skip.
+  pymodule=$build/python
+  if [ -d bundle/python ]; then
+    pymodule=$repo/build/python-module
+    cap=300 check python-module bash -c "cmake -S scripts/python-module -B '$pymodule' -G Ninja \
+      -DCONVEYOR_BUNDLE='$repo/bundle' > /dev/null && cmake --build '$pymodule' -j $jobs"
+  fi
+  pytest_here() {
+    PYTHONPATH="$pymodule:$repo/python" CONVEYOR_CLI=$(realpath "$conveyor") python3 -m pytest -q -rs \
+      -p no:cacheprovider "$@"
+  }
+  export -f pytest_here; export pymodule repo conveyor
+  cap=300 check python-tests bash -c 'pytest_here python/tests'
+  cap=120 check python-gpu-arrays bash -c 'set -o pipefail; pytest_here -k "torch or cupy" python/tests |
+    tee /dev/stderr | { ! grep -q SKIPPED; }'
 fi
 wait  # the sanitizers
 
