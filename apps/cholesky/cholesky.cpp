@@ -94,11 +94,27 @@ void add_implementations(CholeskyCodelets& c) {
 
   if (opencl_kernels_available()) {
     common::opencl_blas();  // a bad CONVEYOR_OPENCL_BLAS fails here, before any task runs
-    OpenclProgram program;
-    program.source = std::string(opencl_gemm_source());
-    program.kernel = kOpenclGemmKernel;
-    program.options = opencl_gemm_options(std::is_same_v<T, double>);
-    c.gemm.opencl(std::move(program), [](const TaskContext& t) {
+    // One program, each codelet naming its kernel (the launchers may go through CLBlast instead).
+    auto program = [](const char* kernel) {
+      OpenclProgram p;
+      p.source = std::string(opencl_gemm_source());
+      p.kernel = kernel;
+      p.options = opencl_gemm_options(std::is_same_v<T, double>);
+      return p;
+    };
+    c.trsm.opencl(program(kOpenclTrsmKernel), [](const TaskContext& t) {
+      const Buffer &l = t.buffer(0), &b = t.buffer(1);
+      opencl_trsm_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(b.rows),
+                          as_int(b.cols), t.opencl_mem(0), as_int(l.ld), t.opencl_mem(1),
+                          as_int(b.ld));
+    });
+    c.syrk.opencl(program(kOpenclSyrkKernel), [](const TaskContext& t) {
+      const Buffer &a = t.buffer(0), &s = t.buffer(1);
+      opencl_syrk_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(s.rows),
+                          as_int(a.cols), t.opencl_mem(0), as_int(a.ld), t.opencl_mem(1),
+                          as_int(s.ld));
+    });
+    c.gemm.opencl(program(kOpenclGemmKernel), [](const TaskContext& t) {
       const Buffer &a = t.buffer(0), &b = t.buffer(1), &g = t.buffer(2);
       opencl_gemm_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(g.rows),
                           as_int(g.cols), as_int(a.cols), t.opencl_mem(0), as_int(a.ld),

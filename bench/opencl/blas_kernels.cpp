@@ -1,7 +1,9 @@
 // The apps' OpenCL tile kernels side by side: each BLAS-shaped kernel through the project's own
 // OpenCL kernel and through CLBlast (common/opencl_blas.hpp), on the same device, tile and data,
 // without the runtime: enqueue, clFinish, time. The figures choose each kernel's default
-// (kClblastGemmByDefault, kClblastUpdatesByDefault; docs/results/clblast.md).
+// (kClblastGemmByDefault, kClblastSyrkByDefault, kClblastTrsmByDefault, kClblastUpdatesByDefault;
+// docs/results/clblast.md). QR's panels (geqrt, tpqrt) are blocked by ib either way: the choice
+// is that of the updates of the columns right of each panel.
 //
 //   bench_opencl_blas_kernels [--tile 256] [--ib 32] [--repeat 5] [--precision d] [--device 0]
 //
@@ -151,6 +153,26 @@ void run(const Device& dev, const Options& o) {
     for (cl_mem m : {a, b, c}) clReleaseMemObject(m);
     clReleaseKernel(k);
   }
+  // Cholesky's syrk (S <- S - A A^T, lower) and trsm (B <- B L^-T, L with a dominant diagonal so
+  // that repeated solves stay finite).
+  {
+    const std::string source(cholesky::opencl_gemm_source());
+    const std::string options = cholesky::opencl_gemm_options(dp);
+    cl_kernel syrk = dev.kernel(source, options, cholesky::kOpenclSyrkKernel);
+    cl_kernel trsm = dev.kernel(source, options, cholesky::kOpenclTrsmKernel);
+    std::vector<T> lower = random(tile);
+    for (int j = 0; j < nb; ++j) lower[std::size_t(j) * nb + j] = T(nb);
+    cl_mem a = dev.buffer(random(tile)), s = dev.buffer(random(tile)), l = dev.buffer(lower);
+    cl_mem b = dev.buffer(random(tile));
+    compare(dev, o, "syrk", double(nb) * nb * nb, [&] {
+      cholesky::opencl_syrk_enqueue(dev.queue, syrk, sizeof(T), nb, nb, mem(a), nb, mem(s), nb);
+    });
+    compare(dev, o, "trsm", double(nb) * nb * nb, [&] {
+      cholesky::opencl_trsm_enqueue(dev.queue, trsm, sizeof(T), nb, nb, mem(l), nb, mem(b), nb);
+    });
+    for (cl_mem m : {a, s, l, b}) clReleaseMemObject(m);
+    for (cl_kernel k : {syrk, trsm}) clReleaseKernel(k);
+  }
 
   // QR's updates with the reflectors of a real geqrt / tpqrt (the own panel kernels), so that Q
   // is orthogonal and repeated updates keep their size.
@@ -163,6 +185,27 @@ void run(const Device& dev, const Options& o) {
   cl_mem t = dev.buffer(std::vector<T>(std::size_t(ib) * nb));
   qr::opencl_geqrt_enqueue(dev.queue, geqrt, sizeof(T), nb, nb, ib, mem(a), nb, mem(t), ib, mem(v),
                            nb);
+  // The panels, blocked by ib: each run factorises a fresh copy of the same tile (the copy, a
+  // clEnqueueCopyBuffer, is timed with it).
+  cl_mem pristine = dev.buffer(random(tile)), work = dev.buffer(random(tile));
+  cl_mem w_t = dev.buffer(std::vector<T>(std::size_t(ib) * nb)), w_v = dev.buffer(random(tile));
+  cl_mem w_tri = dev.buffer(random(tile));
+  auto restore = [&](cl_mem from, cl_mem to) {
+    check(clEnqueueCopyBuffer(dev.queue, from, to, 0, 0, tile * sizeof(T), 0, nullptr, nullptr),
+          "clEnqueueCopyBuffer");
+  };
+  compare(dev, o, "geqrt", 4.0 / 3.0 * nb * nb * nb, [&] {  // 2 m n^2 - 2/3 n^3, m = n
+    restore(pristine, work);
+    qr::opencl_geqrt_enqueue(dev.queue, geqrt, sizeof(T), nb, nb, ib, mem(work), nb, mem(w_t), ib,
+                             mem(w_v), nb);
+  });
+  compare(dev, o, "tpqrt", 2.0 * nb * nb * nb, [&] {  // 2 m n^2, the triangle's rows excluded
+    restore(pristine, work);
+    restore(a, w_tri);
+    qr::opencl_tpqrt_enqueue(dev.queue, tpqrt, sizeof(T), nb, nb, ib, mem(w_tri), nb, mem(work), nb,
+                             mem(w_t), ib);
+  });
+  for (cl_mem m : {pristine, work, w_t, w_v, w_tri}) clReleaseMemObject(m);
   cl_mem c = dev.buffer(random(tile));
   compare(dev, o, "gemqrt", 2.0 * nb * nb * nb, [&] {  // 2 n k (2 m - k), m = n = k
     qr::opencl_gemqrt_enqueue(dev.queue, gemqrt, sizeof(T), nb, nb, nb, ib, mem(v), nb, mem(t), ib,

@@ -1,21 +1,34 @@
-// The gemm tile kernel through CLBlast (built when CMake found it), on the codelet's queue and
-// buffers: C <- C - A B^T.
+// The tile kernels through CLBlast (built when CMake found it), on the codelet's queue and buffers:
+// gemm C <- C - A B^T, syrk S <- S - A A^T (lower triangle), trsm B <- B L^-T.
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/opencl/clblast_calls.hpp"
 
 namespace conveyor::apps::cholesky {
 namespace {
 
-constexpr common::ClblastCalls kBlas{"OpenCL gemm"};
+constexpr common::ClblastCalls kBlas{"OpenCL cholesky"};
+
+cl_mem mem(void* p) { return static_cast<cl_mem>(p); }
 
 template <typename T>
 void gemm(cl_command_queue q, int m, int n, int k, void* a, int lda, void* b, int ldb, void* c,
           int ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  kBlas.check(common::clblast_gemm(CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, T(-1),
-                                   static_cast<cl_mem>(a), 0, lda, static_cast<cl_mem>(b), 0, ldb,
-                                   T(1), static_cast<cl_mem>(c), 0, ldc, q),
+  kBlas.check(common::clblast_gemm(CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, T(-1), mem(a),
+                                   0, lda, mem(b), 0, ldb, T(1), mem(c), 0, ldc, q),
               "gemm");
+}
+
+template <typename T>
+void syrk(cl_command_queue q, int n, int k, void* a, int lda, void* c, int ldc) {
+  if (n == 0 || k == 0) return;
+  kBlas.check(common::clblast_syrk_lower(n, k, T(-1), mem(a), lda, T(1), mem(c), ldc, q), "syrk");
+}
+
+template <typename T>
+void trsm(cl_command_queue q, int m, int n, void* l, int ldl, void* b, int ldb) {
+  if (m == 0 || n == 0) return;
+  kBlas.check(common::clblast_trsm_right_lower_t(m, n, T(1), mem(l), ldl, mem(b), ldb, q), "trsm");
 }
 
 }  // namespace
@@ -27,6 +40,24 @@ void clblast_gemm_enqueue(void* queue, std::size_t elem_size, int m, int n, int 
     gemm<float>(q, m, n, k, a, lda, b, ldb, c, ldc);
   else
     gemm<double>(q, m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void clblast_syrk_enqueue(void* queue, std::size_t elem_size, int n, int k, void* a, int lda,
+                          void* c, int ldc) {
+  auto q = static_cast<cl_command_queue>(queue);
+  if (elem_size == sizeof(float))
+    syrk<float>(q, n, k, a, lda, c, ldc);
+  else
+    syrk<double>(q, n, k, a, lda, c, ldc);
+}
+
+void clblast_trsm_enqueue(void* queue, std::size_t elem_size, int m, int n, void* l, int ldl,
+                          void* b, int ldb) {
+  auto q = static_cast<cl_command_queue>(queue);
+  if (elem_size == sizeof(float))
+    trsm<float>(q, m, n, l, ldl, b, ldb);
+  else
+    trsm<double>(q, m, n, l, ldl, b, ldb);
 }
 
 }  // namespace conveyor::apps::cholesky

@@ -1,6 +1,7 @@
 #pragma once
-/// OpenCL tile kernel of the block Cholesky factorisation: gemm, C <- C - A B^T (column-major), the
-/// task the seed offloads. One source for both precisions: build it with opencl_gemm_options().
+/// OpenCL tile kernels of the block Cholesky factorisation (column-major): gemm, C <- C - A B^T,
+/// the task the seed offloads; syrk and trsm (potrf has none). One source for both precisions:
+/// build it with opencl_gemm_options().
 ///
 ///   program.source = opencl_gemm_source();  program.kernel = kOpenclGemmKernel;
 ///   program.options = opencl_gemm_options(/*double_precision=*/true);
@@ -14,6 +15,9 @@ namespace conveyor::apps::cholesky {
 inline constexpr const char* kOpenclGemmKernel = "tile_gemm_nt";
 /// The variant the launcher uses on CPU devices (same program, same arguments).
 inline constexpr const char* kOpenclGemmCpuKernel = "tile_gemm_nt_cpu";
+/// The own syrk and trsm kernels, in the same program (their codelets name them).
+inline constexpr const char* kOpenclSyrkKernel = "tile_syrk_ln";
+inline constexpr const char* kOpenclTrsmKernel = "tile_trsm_rlt";
 /// Work-items per work-group the kernel is written for (its local size is fixed at 32 x 8).
 inline constexpr int kOpenclGemmGroupSize = 256;
 
@@ -28,7 +32,12 @@ OpenclGemmVariant opencl_gemm_variant();
 /// two on PoCL at the default tile (docs/results/clblast.md).
 inline constexpr bool kClblastGemmByDefault = true;
 
-/// True when Conveyor was built with OpenCL; opencl_gemm_enqueue throws Error otherwise.
+/// Whether syrk and trsm run through CLBlast by default (CONVEYOR_OPENCL_BLAS=auto): each the
+/// faster of the two on PoCL at the default tile (docs/results/clblast.md).
+inline constexpr bool kClblastSyrkByDefault = true;
+inline constexpr bool kClblastTrsmByDefault = true;
+
+/// True when Conveyor was built with OpenCL; the enqueue functions throw Error otherwise.
 bool opencl_kernels_available();
 
 /// The OpenCL C source. Double precision needs cl_khr_fp64; without it the build fails with a
@@ -43,8 +52,21 @@ std::string opencl_gemm_options(bool double_precision);
 /// once per thread and program); through CLBlast, CLBlast's gemm on the same queue and buffers.
 void opencl_gemm_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
                          void* a, int lda, void* b, int ldb, void* c, int ldc);
-/// CLBlast's gemm, C <- C - A B^T (cholesky_opencl_clblast.cpp; without CLBlast it throws).
+/// syrk, S <- S - A A^T on the lower triangle of the n x n tile s (a: n x k), with `kernel`
+/// built from the same program as the gemm's (kOpenclSyrkKernel) or through CLBlast.
+void opencl_syrk_enqueue(void* queue, void* kernel, std::size_t elem_size, int n, int k, void* a,
+                         int lda, void* s, int lds);
+/// trsm, B <- B L^-T for the m x n tile b and the n x n lower triangle l (kOpenclTrsmKernel, or
+/// through CLBlast).
+void opencl_trsm_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, void* l,
+                         int ldl, void* b, int ldb);
+
+/// The same through CLBlast (cholesky_opencl_clblast.cpp; without CLBlast they throw).
 void clblast_gemm_enqueue(void* queue, std::size_t elem_size, int m, int n, int k, void* a, int lda,
                           void* b, int ldb, void* c, int ldc);
+void clblast_syrk_enqueue(void* queue, std::size_t elem_size, int n, int k, void* a, int lda,
+                          void* s, int lds);
+void clblast_trsm_enqueue(void* queue, std::size_t elem_size, int m, int n, void* l, int ldl,
+                          void* b, int ldb);
 
 }  // namespace conveyor::apps::cholesky

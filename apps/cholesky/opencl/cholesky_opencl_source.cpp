@@ -1,4 +1,4 @@
-// The OpenCL C source of the gemm tile kernel (plain text; built with or without OpenCL).
+// The OpenCL C source of the tile kernels (plain text; built with or without OpenCL).
 #include <atomic>
 
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
@@ -97,6 +97,42 @@ void tile_gemm_nt_cpu(const int m, const int n, const int k,
       for (int j = 0; j < nc; ++j) acc[j] += av * b[col0 + j + (long)p * ldb];
     }
     for (int j = 0; j < nc; ++j) c[row + (long)(col0 + j) * ldc] -= acc[j];
+  }
+}
+
+// syrk, S <- S - A A^T on S's lower triangle: the CPU gemm variant's layout (work-item r owns row r
+// and eight consecutive columns), groups wholly above the diagonal returning at once and entries
+// above it left alone.
+__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
+void tile_syrk_ln(const int n, const int k, __global const REAL* restrict a, const int lda,
+                  __global REAL* restrict s, const int lds) {
+  const int row = get_global_id(0);
+  const int col0 = get_group_id(1) * NC;
+  if (row >= n || row < col0) return;
+  const int nc = min(NC, row - col0 + 1);
+  REAL acc[NC];
+  for (int j = 0; j < NC; ++j) acc[j] = 0;
+  for (int p = 0; p < k; ++p) {
+    const REAL av = a[row + (long)p * lda];
+    __global const REAL* ap = a + col0 + (long)p * lda;
+    for (int j = 0; j < nc; ++j) acc[j] += av * ap[j];
+  }
+  for (int j = 0; j < nc; ++j) s[row + (long)(col0 + j) * lds] -= acc[j];
+}
+
+// trsm, B <- B L^-T: each row of B is an independent forward substitution, x L^T = b, so
+// work-item i solves row i, column after column (reads of B down a column vectorise across
+// work-items on CPU drivers).
+__kernel void tile_trsm_rlt(const int m, const int n, __global const REAL* restrict l,
+                            const int ldl, __global REAL* restrict b, const int ldb) {
+  const int row = get_global_id(0);
+  if (row >= m) return;
+  __global REAL* bi = b + row;
+  for (int j = 0; j < n; ++j) {
+    __global const REAL* lj = l + j;
+    REAL x = bi[(long)j * ldb];
+    for (int p = 0; p < j; ++p) x -= bi[(long)p * ldb] * lj[(long)p * ldl];
+    bi[(long)j * ldb] = x / lj[(long)j * ldl];
   }
 }
 )CLC";

@@ -44,4 +44,32 @@ inline CLBlastStatusCode clblast_gemm(CLBlastTranspose ta, CLBlastTranspose tb, 
                       beta, c, c_off, ldc, &q, nullptr);
 }
 
+// C <- alpha A A^T + beta C on C's lower triangle (A n x k, not transposed).
+inline CLBlastStatusCode clblast_syrk_lower(size_t n, size_t k, float alpha, cl_mem a, size_t lda,
+                                            float beta, cl_mem c, size_t ldc, cl_command_queue q) {
+  return CLBlastSsyrk(CLBlastLayoutColMajor, CLBlastTriangleLower, CLBlastTransposeNo, n, k, alpha,
+                      a, 0, lda, beta, c, 0, ldc, &q, nullptr);
+}
+inline CLBlastStatusCode clblast_syrk_lower(size_t n, size_t k, double alpha, cl_mem a, size_t lda,
+                                            double beta, cl_mem c, size_t ldc, cl_command_queue q) {
+  return CLBlastDsyrk(CLBlastLayoutColMajor, CLBlastTriangleLower, CLBlastTransposeNo, n, k, alpha,
+                      a, 0, lda, beta, c, 0, ldc, &q, nullptr);
+}
+
+// B (m x n) <- alpha B L^-T, L lower triangular with its diagonal (n x n).
+inline CLBlastStatusCode clblast_trsm_right_lower_t(size_t m, size_t n, float alpha, cl_mem l,
+                                                    size_t ldl, cl_mem b, size_t ldb,
+                                                    cl_command_queue q) {
+  return CLBlastStrsm(CLBlastLayoutColMajor, CLBlastSideRight, CLBlastTriangleLower,
+                      CLBlastTransposeYes, CLBlastDiagonalNonUnit, m, n, alpha, l, 0, ldl, b, 0,
+                      ldb, &q, nullptr);
+}
+inline CLBlastStatusCode clblast_trsm_right_lower_t(size_t m, size_t n, double alpha, cl_mem l,
+                                                    size_t ldl, cl_mem b, size_t ldb,
+                                                    cl_command_queue q) {
+  return CLBlastDtrsm(CLBlastLayoutColMajor, CLBlastSideRight, CLBlastTriangleLower,
+                      CLBlastTransposeYes, CLBlastDiagonalNonUnit, m, n, alpha, l, 0, ldl, b, 0,
+                      ldb, &q, nullptr);
+}
+
 }  // namespace conveyor::apps::common

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/opencl/opencl_calls.hpp"
+#include "common/opencl/opencl_kernel_cache.hpp"
 #include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
 #include "qr/opencl/qr_opencl_clblast.hpp"
@@ -44,15 +45,12 @@ class Args {
 
 // The panel kernels: one work-group; its scratch holds the group's partial sums and a block's ib
 // dot products.
-void enqueue_panel(void* queue, const Args& args) {
+void enqueue_panel(void* queue, Args& args, std::size_t elem_size, int ib) {
+  args.local(elem_size * static_cast<std::size_t>(std::max(kOpenclPanelGroup, ib)));
   std::size_t group = kOpenclPanelGroup;
   kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), args.kernel(), 1, nullptr,
                                    &group, &group, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel");
-}
-
-std::size_t scratch_bytes(std::size_t elem_size, int ib) {
-  return elem_size * static_cast<std::size_t>(std::max(kOpenclPanelGroup, ib));
 }
 
 // The updates: one work-item per column, the range rounded up to groups of 32.
@@ -64,44 +62,93 @@ void enqueue_columns(void* queue, const Args& args, int n) {
             "clEnqueueNDRangeKernel");
 }
 
+Args& operator<<(Args& args, const ClMatrix& x) { return args << x.mem << x.off << x.ld; }
+
+// The kernel `name` of the program `sibling` (a codelet's kernel) was built from, this thread's
+// own.
+void* sibling_kernel(void* sibling, const char* name) {
+  Args check(sibling);  // the codelet's kernel exists
+  return common::opencl_kernel_cache().kernel(kCl, static_cast<cl_kernel>(sibling), name);
+}
+
+// c <- Q^T c (c m x n) for k reflectors, through CLBlast (`kernel`: any of the program's, for
+// its helpers) or the own kernel (`kernel`: qr_gemqrt).
+void gemqrt(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k, int ib,
+            ClMatrix v, ClMatrix t, ClMatrix c) {
+  if (common::use_clblast(kClblastUpdatesByDefault))
+    return clblast_gemqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, t, c);
+  Args args(kernel);
+  args << m << n << k << ib << v << t << c;
+  enqueue_columns(queue, args, n);
+}
+
+// [a; b] <- Q^T [a; b] (a k x n, b m x n), as gemqrt (the own kernel: qr_tpmqrt).
+void tpmqrt(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k, int ib,
+            ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
+  if (common::use_clblast(kClblastUpdatesByDefault))
+    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, t, a, b);
+  Args args(kernel);
+  args << m << n << k << ib << v << t << a << b;
+  enqueue_columns(queue, args, n);
+}
+
 }  // namespace
 
 bool opencl_kernels_available() { return true; }
 
+// Blocked as LAPACK's geqrt: each panel of ib columns by the panel kernel (level-2 code in one
+// work-group), then the columns right of it updated with the panel's reflectors as gemqrt does, so
+// that all but a panel's share of the flops run as gemm (CLBlast) or across all work-groups (own).
 void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* a, int lda, void* t, int ldt, void* v, int ldv) {
-  Args args(kernel);
-  args << m << n << ib << a << lda << t << ldt << v << ldv;
-  args.local(scratch_bytes(elem_size, ib));
-  enqueue_panel(queue, args);
+  const int k = std::min(m, n);
+  void* update =
+      common::use_clblast(kClblastUpdatesByDefault) ? kernel : sibling_kernel(kernel, "qr_gemqrt");
+  for (int i0 = 0; i0 < k; i0 += ib) {
+    const int kb = std::min(ib, k - i0);
+    const ClMatrix panel{a, i0 + i0 * lda, lda}, tb{t, i0 * ldt, ldt};
+    Args args(kernel);
+    args << m - i0 << kb << ib << panel << tb;
+    enqueue_panel(queue, args, elem_size, ib);
+    if (i0 + kb < n)
+      gemqrt(queue, update, elem_size, m - i0, n - i0 - kb, kb, ib, panel, tb,
+             {a, i0 + (i0 + kb) * lda, lda});
+  }
+  if (m == 0 || n == 0) return;
+  Args copy(sibling_kernel(kernel, "qr_copy_tile"));
+  copy << m << n << a << lda << v << ldv;
+  std::size_t global[2] = {static_cast<std::size_t>(m), static_cast<std::size_t>(n)};
+  kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), copy.kernel(), 2, nullptr,
+                                   global, nullptr, 0, nullptr, nullptr),
+            "clEnqueueNDRangeKernel");
 }
 
 void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
                            int ib, void* v, int ldv, void* t, int ldt, void* c, int ldc) {
-  if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_gemqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, ldv, t, ldt, c, ldc);
-  Args args(kernel);
-  args << m << n << k << ib << v << ldv << t << ldt << c << ldc;
-  enqueue_columns(queue, args, n);
+  gemqrt(queue, kernel, elem_size, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {c, 0, ldc});
 }
 
+// Blocked as geqrt: a panel of ib columns of [r; b], then tpmqrt on the columns right of it.
 void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* r, int ldr, void* b, int ldb, void* t, int ldt) {
-  Args args(kernel);
-  args << m << n << ib << r << ldr << b << ldb << t << ldt;
-  args.local(scratch_bytes(elem_size, ib));
-  enqueue_panel(queue, args);
+  void* update =
+      common::use_clblast(kClblastUpdatesByDefault) ? kernel : sibling_kernel(kernel, "qr_tpmqrt");
+  for (int i0 = 0; i0 < n; i0 += ib) {
+    const int kb = std::min(ib, n - i0);
+    const ClMatrix vb{b, i0 * ldb, ldb}, tb{t, i0 * ldt, ldt};
+    Args args(kernel);
+    args << m << kb << ib << ClMatrix{r, i0 + i0 * ldr, ldr} << vb << tb;
+    enqueue_panel(queue, args, elem_size, ib);
+    if (i0 + kb < n)
+      tpmqrt(queue, update, elem_size, m, n - i0 - kb, kb, ib, vb, tb,
+             {r, i0 + (i0 + kb) * ldr, ldr}, {b, (i0 + kb) * ldb, ldb});
+  }
 }
 
 void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
                            int ib, void* v, int ldv, void* t, int ldt, void* a, int lda, void* b,
                            int ldb) {
-  if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, ldv, t, ldt, a, lda, b,
-                                  ldb);
-  Args args(kernel);
-  args << m << n << k << ib << v << ldv << t << ldt << a << lda << b << ldb;
-  enqueue_columns(queue, args, n);
+  tpmqrt(queue, kernel, elem_size, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {a, 0, lda}, {b, 0, ldb});
 }
 
 }  // namespace conveyor::apps::qr

@@ -4,12 +4,12 @@
 
 namespace conveyor::apps::qr {
 
-void clblast_gemqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
-                            void*, int) {
+void clblast_gemqrt_enqueue(void*, void*, std::size_t, int, int, int, int, ClMatrix, ClMatrix,
+                            ClMatrix) {
   throw Error("qr: built without CLBlast");
 }
-void clblast_tpmqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
-                            void*, int, void*, int) {
+void clblast_tpmqrt_enqueue(void*, void*, std::size_t, int, int, int, int, ClMatrix, ClMatrix,
+                            ClMatrix, ClMatrix) {
   throw Error("qr: built without CLBlast");
 }
 

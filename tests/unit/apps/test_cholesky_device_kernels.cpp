@@ -1,6 +1,6 @@
 // Each device tile kernel, run as a single task through the runtime on every device present,
-// against the CPU loop kernels: OpenCL (gemm, on PoCL here) and CUDA (all four; skipped without a
-// GPU).
+// against the CPU loop kernels: OpenCL (gemm, syrk, trsm, on PoCL here) and CUDA (all four;
+// skipped without a GPU).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -85,6 +85,63 @@ class DeviceTileKernels : public test::PerDevice {
     }
     EXPECT_EQ(rt->stats().tasks, 3u);
   }
+
+  // One task of `codelet` on the matrices (in its access order: all read but the last).
+  template <typename T>
+  void run_one(Runtime& rt, const Codelet& codelet, std::vector<Matrix<T>*> matrices) {
+    std::vector<DataAccess> accesses;
+    for (std::size_t i = 0; i < matrices.size(); ++i) {
+      Matrix<T>& m = *matrices[i];
+      accesses.push_back({rt.register_matrix(m.v.data(), m.rows, m.cols, m.ld),
+                          i + 1 < matrices.size() ? Access::Read : Access::ReadWrite});
+    }
+    rt.submit(codelet, accesses);
+    rt.wait_all();
+    for (auto& a : accesses) rt.unregister(a.data);
+  }
+
+  // syrk and trsm against the loops, on ragged sizes: syrk touches only S's lower triangle.
+  template <typename T>
+  void check_syrk_trsm() {
+    Precision p = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
+    if (p == Precision::Double && device().info().kind == DeviceKind::OpenCL &&
+        !device_details(device().info()).value("fp64", false))
+      GTEST_SKIP() << "no cl_khr_fp64";
+    auto rt = device_runtime({"syrk", "trsm"});
+    CholeskyCodelets codelets(p);
+    std::mt19937 rng(3);
+    for (auto [m, n] : {std::pair{37, 29}, std::pair{64, 64}, std::pair{1, 9}, std::pair{45, 1}}) {
+      SCOPED_TRACE(::testing::Message() << m << "x" << n);
+      const double tol = 64 * (n + 1) * std::numeric_limits<T>::epsilon();
+      // syrk: S (n x n) -= A A^T, A n x m.
+      auto a = random_matrix<T>(n, m, rng), s = random_matrix<T>(n, n, rng), want_s = s;
+      loop_syrk<T>(n, m, a.v.data(), int(a.ld), want_s.v.data(), int(want_s.ld));
+      run_one<T>(*rt, codelets.syrk, {&a, &s});
+      for (std::size_t j = 0; j < s.cols; ++j)
+        for (std::size_t i = 0; i < s.ld; ++i) {
+          if (i >= j && i < s.rows)
+            ASSERT_NEAR(s(i, j), want_s(i, j), tol * m) << "syrk " << i << "," << j;
+          else
+            ASSERT_EQ(s(i, j), want_s(i, j)) << "syrk wrote outside the lower triangle";
+        }
+      // trsm: B (m x n) <- B L^-T, L n x n lower with a dominant diagonal.
+      auto l = random_matrix<T>(n, n, rng), b = random_matrix<T>(m, n, rng), want_b = b;
+      for (std::size_t j = 0; j < l.cols; ++j) {
+        l(j, j) = T(n + 2);
+        for (std::size_t i = 0; i < j; ++i) l(i, j) = T(99);  // above the diagonal: never read
+      }
+      loop_trsm<T>(m, n, l.v.data(), int(l.ld), want_b.v.data(), int(want_b.ld));
+      run_one<T>(*rt, codelets.trsm, {&l, &b});
+      for (std::size_t j = 0; j < b.cols; ++j)
+        for (std::size_t i = 0; i < b.ld; ++i) {
+          if (i < b.rows)
+            ASSERT_NEAR(b(i, j), want_b(i, j), tol) << "trsm " << i << "," << j;
+          else
+            ASSERT_EQ(b(i, j), want_b(i, j)) << "trsm wrote below the tile";
+        }
+    }
+    EXPECT_EQ(rt->stats().tasks, 8u);
+  }
 };
 
 // OpenCL has two gemm kernels (local memory for GPUs, barrier-free for CPU drivers): both run here,
@@ -126,6 +183,25 @@ TEST_P(DeviceTileKernels, GemmThroughClblastAndTheOwnKernel) {
     } scope(choice);
     check_gemm<float>();
     check_gemm<double>();
+  }
+}
+
+// syrk and trsm on every accelerator; on OpenCL through the own kernels and through CLBlast.
+TEST_P(DeviceTileKernels, SyrkAndTrsm) {
+  if (device().info().kind == DeviceKind::Cpu) GTEST_SKIP() << "covered by CpuKernels";
+  std::vector<common::OpenclBlas> choices{common::OpenclBlas::Auto};
+  if (device().info().kind == DeviceKind::OpenCL) {
+    choices = {common::OpenclBlas::Own};
+    if (common::clblast_available()) choices.push_back(common::OpenclBlas::Clblast);
+  }
+  for (auto choice : choices) {
+    SCOPED_TRACE(static_cast<int>(choice));
+    struct Scope {
+      explicit Scope(common::OpenclBlas c) { common::set_opencl_blas(c); }
+      ~Scope() { common::set_opencl_blas(common::OpenclBlas::Auto); }
+    } scope(choice);
+    check_syrk_trsm<float>();
+    check_syrk_trsm<double>();
   }
 }
 
