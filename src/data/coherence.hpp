@@ -150,8 +150,10 @@ class CoherenceEngine {
   /// Ends a doze: clears the flag and wakes its thread for its turn (under the waiter's mutex).
   void rouse(bool* dozing);
   int reserve_locked(DataState& d, int space, Access mode);
-  /// Frees replicas now and starts write-backs (queued in the space's `started`, enqueued by
-  /// reserve_on_device once no data lock is held).
+  /// Gives replicas' blocks back to the allocation cache now and starts write-backs, for the room
+  /// asked for and ahead of it (queued in the space's `started`, enqueued by reserve_on_device
+  /// once no data lock is held). `bytes`: the size of the allocation, whose blocks go first among
+  /// equal candidates (taken as they are).
   std::size_t evict(int space, std::size_t missing, std::size_t bytes);
   /// Under the data's lock: marks the replica as being written home and returns the record;
   /// notify_write_backs enqueues the copy and its completion once no lock is held.

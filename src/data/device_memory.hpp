@@ -35,10 +35,10 @@ class DeviceMemory {
   void set_evict(Evict evict) { evict_ = std::move(evict); }
 
   /// A block of `bytes`: a cached one of the same size (one that eviction gave back included),
-  /// else a new one; nullptr when it does not
-  /// fit now (replicas in use by tasks in flight, or write-backs still landing: try again after a
-  /// completion). Throws DeviceError naming `what` when `bytes` alone exceed the limit, or when the
-  /// device refuses although nothing else is allocated or nothing was freed since it last refused.
+  /// else a new one; nullptr when it does not fit now (replicas in use by tasks in flight, or
+  /// write-backs still landing: try again after a completion). Throws DeviceError naming `what`
+  /// when `bytes` alone exceed the limit, or when the device refuses although nothing else is
+  /// allocated or nothing was freed since it last refused.
   void* allocate(std::size_t bytes, const std::string& what);
   /// A block of `bytes` from free room only (a cached block of that size, or a new one within the
   /// limit), never trimming the cache or evicting; nullptr when it does not fit now or the device
