@@ -55,13 +55,10 @@ void validate(const RunConfig& c, bool needs_memory) {
   if (c.sweeps <= 0)
     throw UsageError("stencil: --sweeps must be positive (got " + std::to_string(c.sweeps) + ")");
   if (c.repeat <= 0) throw UsageError("stencil: --repeat must be positive");
-  if (!c.runtime.platform.empty())
-    throw UsageError(
-        "stencil: --platform takes a simulated cluster file (docs/simulated-clusters.md); a single "
-        "simulated node is not supported yet");
-  if (c.runtime.cpus == 0 && c.runtime.devices.empty())
+  const bool simulated = !c.runtime.platform.empty();  // a simulated node's workers: its own
+  if (!simulated && c.runtime.cpus == 0 && c.runtime.devices.empty())
     throw UsageError("stencil: no workers: --devices lists neither cpu nor a device");
-  StencilCodelet codelet;
+  StencilCodelet codelet(simulated);
   for (const auto& id : c.runtime.devices) validate_device(c, id, codelet);
 
   const int block = std::min(block_for(c), c.n);
@@ -104,7 +101,7 @@ RunResult run_stencil(const RunConfig& c) {
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
   rt.pin_host(a.get(), grid_bytes);
   rt.pin_host(b.get(), grid_bytes);
-  StencilCodelet codelet;
+  StencilCodelet codelet(!c.runtime.platform.empty());
 
   if (c.warmup) {
     tell(c.progress, "warm-up");

@@ -70,7 +70,7 @@ struct CoherenceEngine::WriteBack {
   DataState* data = nullptr;
   int space = 0;
   std::size_t bytes = 0;
-  bool evicting = false;  ///< to make room (counted in Space::landing), else early
+  WriteBackKind kind = WriteBackKind::Early;
   device::HostRegion home;
   const void* block = nullptr;
   double start_us = 0;
@@ -90,7 +90,9 @@ CoherenceEngine::CoherenceEngine(Coherence policy, DeviceCopy device_copy,
     int space = static_cast<int>(i) + 1;
     auto s = std::make_unique<Space>();
     s->memory = std::make_unique<DeviceMemory>(*drivers_[i], space, memory_limit, stats_);
-    s->memory->set_evict([this, space](std::size_t missing) { return evict(space, missing); });
+    s->memory->set_evict([this, space](std::size_t missing, std::size_t bytes) {
+      return evict(space, missing, bytes);
+    });
     spaces_.push_back(std::move(s));
   }
 }
@@ -508,15 +510,17 @@ void CoherenceEngine::rank_next_uses(int space, std::span<DataState* const> read
   }
 }
 
-std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
+std::size_t CoherenceEngine::evict(int space, std::size_t missing, std::size_t bytes) {
   Space& s = *spaces_[space - 1];
   std::size_t freed = 0;
   std::vector<WriteBack*>& started = s.started;  // enqueued by reserve_on_device
   std::lock_guard list_lock(s.lru_mutex);
   // The candidates, needed furthest ahead first (Belady's choice over the tasks queued here): no
   // queued task reads it; queued beyond the ranked window (its readers' count); then by the place
-  // of its first reader. Among equals, clean replicas first (freed now, no copy), then least
-  // recently used first. The key is read without the data's lock: only this thread writes it,
+  // of its first reader. Among equals, clean replicas first (freed now, no copy), then those of
+  // the size asked for (the allocation takes their block as it is; a block of another size is
+  // freed for real, and cudaFree waits for the device), then least recently used first. The key
+  // is read without the data's lock: only this thread writes it,
   // and the replica's state is checked again under the lock below.
   // (Measured on the out-of-core Cholesky, 16 x 16 tiles through room for 16: 768 copies in with
   // clean-first recency, 980 with plain LRU, which writes back the tiles being accumulated to keep
@@ -533,25 +537,47 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
       distance = 0xfffffffe;
     bool clean = !valid(r.state);
     for (int o = 0; o < spaces() && !clean; ++o) clean = o != space && valid(d->replicas[o].state);
-    order.emplace_back(distance << 1 | (clean ? 1 : 0), d);
+    const bool fits = d->bytes() == bytes;
+    order.emplace_back(distance << 2 | (clean ? 2 : 0) | (fits ? 1 : 0), d);
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   // Room already on its way (earlier write-backs) counts: no more copies than needed.
   std::size_t coming = s.landing.load();
   if (coming >= missing) return 0;
+  // Write-backs ahead: past the room asked for, the walk goes on in the same order over the
+  // victims of the next evictions (write_back_ahead_ times the room asked for) and starts the
+  // copies home of their Modified replicas now, beside the kernels, so that their room has landed
+  // when an allocation asks for it instead of making that task wait for the copy. Only the replicas
+  // this order takes next: writing home others (those no queued task reads, after each launch)
+  // cleaned tiles that the next steps update again, which then went first among equals and came
+  // back in (docs/results/runtime.md, "Eviction by next use").
+  const std::size_t ahead = write_back_ahead_ * missing;
+  std::size_t seen_ahead = 0;
   for (const auto& [key, d] : order) {
-    if (freed >= missing || freed + coming >= missing) break;
+    const bool filling = freed + coming < missing;
+    if (!filling && seen_ahead >= ahead) break;
     if (d == tl_preparing) continue;
     std::unique_lock lock(d->mutex, std::try_to_lock);
     if (!lock.owns_lock()) continue;  // busy right now: not a victim this time
     Replica& r = d->replicas[space];
-    // Pinned ones (tasks in flight, or the task waiting for this room) are never taken.
-    if (!r.block || r.pins > 0 || r.writing_back) continue;
+    // Pinned ones (tasks in flight, or the task waiting for this room) are never taken, nor
+    // written home ahead: an enqueued task may be writing them.
+    if (!r.block || r.pins > 0) continue;
+    if (r.writing_back) {
+      // Written home ahead, next in this order: its room is on its way (an eviction's own
+      // write-backs are in `landing` already).
+      if (r.written_ahead) (filling ? coming : seen_ahead) += d->bytes();
+      continue;
+    }
     int elsewhere = -1;  // another space holding a valid replica
     for (int o = 0; o < spaces() && elsewhere < 0; ++o)
       if (o != space && valid(d->replicas[o].state)) elsewhere = o;
     if (!valid(r.state) || elsewhere >= 0) {
+      if (!filling) {  // clean: the eviction that reaches it frees it at once
+        seen_ahead += d->bytes();
+        continue;
+      }
       // A Modified replica hands its ownership to the Shared copy it leaves: with the host
       // stale, exactly one replica stays Modified, and copies are taken from that one only.
       // Otherwise a Shared replica whose own peer copy is still landing could be chosen as
@@ -559,7 +585,9 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
       // Modified one, until its task ends: unpinned here, so the heir has landed.)
       if (r.state == Msi::Modified) d->replicas[elsewhere].state = Msi::Modified;
       unlink(s.head, s.tail, *d, space);
-      memory(space).free(r.block, d->bytes());
+      // Back to the allocation cache, not freed: the allocation this eviction makes room for
+      // takes it as it is when the sizes match (no cudaFree, which waits for the device).
+      memory(space).release(r.block, d->bytes());
       r.block = nullptr;
       r.state = Msi::Invalid;
       if (r.prefetched) {
@@ -573,8 +601,9 @@ std::size_t CoherenceEngine::evict(int space, std::size_t missing) {
         trace_->add(space + 1, device::kD2hTid, "evict", "memory", now, now);
       }
     } else if (!writing_back(*d)) {
-      started.push_back(start_write_back(*d, space, true));
-      coming += d->bytes();
+      started.push_back(
+          start_write_back(*d, space, filling ? WriteBackKind::Evicting : WriteBackKind::Ahead));
+      (filling ? coming : seen_ahead) += d->bytes();
     }
   }
   return freed;
@@ -598,7 +627,7 @@ void CoherenceEngine::notify_write_backs(int space, const std::vector<WriteBack*
 }
 
 CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int space,
-                                                              bool evicting) {
+                                                              WriteBackKind kind) {
   Space& s = *spaces_[space - 1];
   Replica& r = d.replicas[space];
   auto wb = std::make_unique<WriteBack>();
@@ -606,7 +635,7 @@ CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int 
   wb->data = &d;
   wb->space = space;
   wb->bytes = d.bytes();
-  wb->evicting = evicting;
+  wb->kind = kind;
   wb->home = d.host_region();
   wb->block = r.block;
   wb->start_us = trace_ ? trace_->now_us() : 0;
@@ -614,10 +643,9 @@ CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int 
   r.writing_back = true;
   r.write_back_version = d.version;
   stats_.count_copy(space, kHostSpace, d.bytes());
-  if (evicting) {
-    stats_.count_write_back(space, d.bytes());
-    s.landing.fetch_add(d.bytes());
-  }
+  if (kind != WriteBackKind::Early) stats_.count_write_back(space, d.bytes());
+  if (kind == WriteBackKind::Evicting) s.landing.fetch_add(d.bytes());
+  r.written_ahead = kind == WriteBackKind::Ahead;
   s.write_backs.fetch_add(1);
   {
     std::lock_guard lock(pending_mutex_);
@@ -631,7 +659,7 @@ CoherenceEngine::WriteBack* CoherenceEngine::begin_early_write_back(DataState& d
   Replica& r = d.replicas[space];
   if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 || writing_back(d))
     return nullptr;
-  return start_write_back(d, space, false);
+  return start_write_back(d, space, WriteBackKind::Early);
 }
 
 void CoherenceEngine::on_write_back(void* user, const char* error) {
@@ -646,6 +674,7 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
     std::lock_guard lock(d.mutex);
     Replica& r = d.replicas[wb->space];
     r.writing_back = false;
+    r.written_ahead = false;
     for (int o = 1; o < self.spaces() && o < 64; ++o)
       if (o != wb->space && d.replicas[o].state == Msi::Modified) others |= 1ull << o;
     // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
@@ -666,9 +695,11 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
   }
   if (self.trace_)
     self.trace_->add(wb->space + 1, device::kD2hTid,
-                     wb->evicting ? "write-back" : "early write-back", "memory", wb->start_us,
-                     self.trace_->now_us());
-  if (wb->evicting) s.landing.fetch_sub(wb->bytes);
+                     wb->kind == WriteBackKind::Evicting ? "write-back"
+                     : wb->kind == WriteBackKind::Ahead  ? "write-back ahead"
+                                                         : "early write-back",
+                     "memory", wb->start_us, self.trace_->now_us());
+  if (wb->kind == WriteBackKind::Evicting) s.landing.fetch_sub(wb->bytes);
   s.write_backs.fetch_sub(1);
   if (self.wake_) {
     self.wake_(wb->space);

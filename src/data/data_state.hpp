@@ -53,6 +53,8 @@ struct Replica {
   /// An eviction's copy home is on the device's lane: the block stays until it has landed, and
   /// the host is not valid before (host users wait on DataState::moved).
   bool writing_back = false;
+  /// The write-back in flight was started ahead of the eviction that takes the replica.
+  bool written_ahead = false;
   /// DataState::version when the write-back was enqueued: a write since then makes it stale.
   std::uint64_t write_back_version = 0;
   /// The space's recency list (least recently used first), linked through the replicas that

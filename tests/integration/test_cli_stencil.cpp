@@ -111,7 +111,8 @@ TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
         // temporal blocking: below 1, wider than the last tile (37 = 4 * 8 + 5), on several ranks
         "--n 64 --temporal-block 0", "--n 37 --block 8 --temporal-block 6",
         "--n 64 --block 16 --temporal-block 2 --grid 1x1",
-        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/node-2x16core.json"}) {
+        // a simulated node runs (test_cli_twin.cpp), but only with the workers it has
+        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/h200-node.json --devices cuda:7"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("stencil ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

@@ -36,7 +36,7 @@ struct StencilCliOptions {
 
 constexpr RuntimeCommand kStencil{
     .name = "stencil",
-    .simulated_node = false,
+    .simulated_node = true,
     .timed = "Runs of T sweeps timed, each from the initial grid",
     .warmup = "run (3 x 3 tiles, 2 sweeps; builds the OpenCL program)",
     .check =

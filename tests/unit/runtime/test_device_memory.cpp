@@ -75,7 +75,7 @@ TEST_P(DeviceMemoryCache, GraphLargerThanTheDeviceRuns) {
 }
 
 // Room for two: a and b are Modified on the device when c arrives; a (least recently used) is
-// copied home once, its block freed; at wait_all only b and c still need copying.
+// copied home once, its block reused for c; b and c are copied home once each.
 TEST_P(DeviceMemoryCache, EvictedModifiedDataIsWrittenBackExactlyOnce) {
   constexpr std::size_t n = 64;
   auto rt = make_runtime(options(2, n, 1));
@@ -92,10 +92,13 @@ TEST_P(DeviceMemoryCache, EvictedModifiedDataIsWrittenBackExactlyOnce) {
   EXPECT_EQ(b, std::vector<int>(n, 3));
   EXPECT_EQ(c, std::vector<int>(n, 4));
   RuntimeStats s = rt->stats();
-  EXPECT_EQ(s.write_backs, 1u);
+  // b, the next victim, goes home once too: ahead of its eviction (when its task has ended before
+  // c's eviction: docs/runtime.md, "Write-backs ahead") or at wait_all.
+  EXPECT_GE(s.write_backs, 1u);
+  EXPECT_LE(s.write_backs, 2u);
   EXPECT_EQ(s.evictions, 1u);
   EXPECT_EQ(s.h2d_copies, 3u);
-  EXPECT_EQ(s.d2h_copies, 3u);  // a's write-back, then b and c at wait_all: a not again
+  EXPECT_EQ(s.d2h_copies, 3u);  // a's write-back, b's and c's: a not again
   // Using a again on the device copies it in again (it was evicted), and nothing is lost.
   rt->submit(add_one, {{da, Access::ReadWrite}});
   ASSERT_NO_THROW(rt->wait_all());
@@ -432,8 +435,10 @@ void run_on_simulated_platform(int devices, DeviceCopy copy) {
   ASSERT_EQ(s.spaces.size(), static_cast<std::size_t>(devices));
   for (const SpaceStats& space : s.spaces) {
     EXPECT_LE(space.peak_bytes, room * n * sizeof(int)) << space.name;
-    // Blocks allocated and not evicted are the replicas still there at wait_all: room for 4.
-    EXPECT_LE(space.allocations - space.evictions, room) << space.name;
+    // Evicted blocks are reused, not freed: the room's blocks are allocated once each, and the
+    // blocks taken (allocated or reused) and not evicted are the replicas still there at wait_all.
+    EXPECT_LE(space.allocations, room) << space.name;
+    EXPECT_LE(space.allocations + space.cache_hits - space.evictions, room) << space.name;
   }
   EXPECT_GE(s.d2h_copies, s.write_backs);
   // One device: nothing else goes home but the write-backs and, at wait_all, what it still holds.

@@ -142,9 +142,11 @@ TEST(Prefetch, EvictionSparesWhatAQueuedTaskReads) {
   ASSERT_NO_THROW(rt->wait_all());
   RuntimeStats s = rt->stats();
   EXPECT_EQ(s.evictions, 1u);
-  EXPECT_EQ(s.write_backs, 0u);
   EXPECT_EQ(s.h2d_copies, 3u);  // x, y, z: x not again
-  EXPECT_EQ(s.d2h_copies, 1u);  // g at wait_all
+  // g goes home once: written home ahead of its eviction (it comes next in the order, once its
+  // task has ended before z's eviction) or at wait_all.
+  EXPECT_LE(s.write_backs, 1u);
+  EXPECT_EQ(s.d2h_copies, 1u);
 }
 
 // The same graph with prefetch on and off, per device: identical results; without a memory limit
