@@ -202,6 +202,29 @@ class EmulatedDevice final : public device::DeviceDriver {
     throw DeviceError(lane_error());
   }
 
+  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home.
+  void* adopt_external(void* ptr, std::size_t bytes) override {
+    std::lock_guard lock(mutex_);
+    auto it = handed_out_.find(ptr);
+    if (it == handed_out_.end())
+      throw UsageError(id_ + ": not memory of this device (hand_out gives some)");
+    if (bytes > it->second)
+      throw UsageError(id_ + ": " + std::to_string(bytes) + " bytes registered in a block of " +
+                       std::to_string(it->second));
+    return ptr;
+  }
+  void copy_from_host(void* dst, const device::HostRegion& src) override {
+    copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src);
+  }
+  /// Zeroed "device memory" of this device for a test to register as a data's home
+  /// (Runtime::register_device_bytes); the test keeps it, and it outlives the device.
+  std::shared_ptr<std::byte[]> hand_out(std::size_t bytes) {
+    auto block = std::make_shared<std::byte[]>(bytes);
+    std::lock_guard lock(mutex_);
+    handed_out_[block.get()] = bytes;
+    return block;
+  }
+
   /// Waits until the lane has run everything enqueued so far.
   void sync() {
     std::mutex m;
@@ -333,7 +356,8 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Op> ops_;  // not run yet, in the order pushed
+  std::deque<Op> ops_;                             // not run yet, in the order pushed
+  std::map<const void*, std::size_t> handed_out_;  // hand_out's blocks and sizes; mutex_
   bool stop_ = false;
   const bool inline_;
   const bool reorder_;
