@@ -5,6 +5,7 @@
 // takes it; bad registrations are one-line UsageErrors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -266,6 +267,43 @@ TEST(DeviceHome, AnotherDeviceGetsACopyStagedThroughTheHost) {
   EXPECT_EQ(s.h2d_copies, 2u);  // host -> emu:1, then host -> home
   EXPECT_EQ(s.d2d_copies, 0u);  // host-staged (the default)
   for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(ints(block)[i], 2 * static_cast<int>(i));
+}
+
+TEST(DeviceHome, APeerCopyReadsTheHomeDirectly) {
+  RuntimeOptions o;
+  o.cpus = 0;
+  o.scheduler = "round-robin";  // the first device task to emu:1, as above
+  o.device_copy = DeviceCopy::PeerCopy;
+  Rig rig = make_rig(o, 2);
+  auto block = home_block(*rig.devices[0]);
+  Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
+  Codelet scale = test::scale_codelet();
+  rig.rt->submit(scale, {{x, Access::ReadWrite}});
+  rig.rt->wait_all();
+  RuntimeStats s = rig.rt->stats();
+  EXPECT_EQ(s.d2d_copies, 1u);  // emu:0's home -> emu:1
+  EXPECT_EQ(s.d2h_copies, 1u);  // wait_all: emu:1 -> host -> home
+  EXPECT_EQ(s.h2d_copies, 1u);
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(ints(block)[i], 2 * static_cast<int>(i));
+}
+
+TEST(DeviceHome, AFailedWriteOnAnotherDeviceLeavesTheHomeAsItWas) {
+  RuntimeOptions o;
+  o.cpus = 0;
+  o.scheduler = "round-robin";  // the first device task to emu:1, as above
+  Rig rig = make_rig(o, 2);
+  auto block = home_block(*rig.devices[0]);
+  Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
+  Codelet clobber("clobber");
+  clobber.cuda([](const TaskContext& t) {
+    int* v = t.data<int>(0);
+    std::fill(v, v + t.buffer(0).rows, 99);
+    throw DeviceError("emulated kernel failure after writing");
+  });
+  rig.rt->submit(clobber, {{x, Access::ReadWrite}});
+  EXPECT_THROW(rig.rt->wait_all(), Error);
+  rig.rt->unregister(x);
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(ints(block)[i], static_cast<int>(i));
 }
 
 // One line naming what is wrong.
