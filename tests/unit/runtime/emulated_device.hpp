@@ -202,8 +202,10 @@ class EmulatedDevice final : public device::DeviceDriver {
     throw DeviceError(lane_error());
   }
 
-  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home.
+  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home,
+  // unless adopt_any_memory_ is set.
   void* adopt_external(void* ptr, std::size_t bytes) override {
+    if (adopt_any_memory_) return ptr;
     std::lock_guard lock(mutex_);
     auto it = handed_out_.find(ptr);
     if (it == handed_out_.end())
@@ -263,6 +265,9 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::atomic<int> fail_h2d_once_at_{-1};
   static constexpr unsigned char kGarbage = 0xEE;
   std::atomic<int> copies_{0};
+  /// Takes any memory as a data's home (its "device memory" is host memory anyway): the
+  /// differential test registers its own buffers so, and checks them as it checks host data.
+  std::atomic<bool> adopt_any_memory_{false};
   std::atomic<int> h2d_copies_{0};
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
@@ -369,14 +374,19 @@ class EmulatedDevice final : public device::DeviceDriver {
 /// the user's cache.
 /// With `inline_lanes`, their lanes run inline (see EmulatedDevice).
 /// With `reorder`, they keep only the order the data needs (see EmulatedDevice).
+/// With `adopt_any_memory`, they take any memory as a data's home (see EmulatedDevice).
 inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1,
                                                       bool inline_lanes = false,
-                                                      bool reorder = false) {
+                                                      bool reorder = false,
+                                                      bool adopt_any_memory = false) {
   if (options.perf_models.empty()) options.perf_models = "none";
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
-  for (int i = 0; i < devices; ++i)
-    drivers.push_back(std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
-                                                       inline_lanes, reorder));
+  for (int i = 0; i < devices; ++i) {
+    auto device = std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
+                                                   inline_lanes, reorder);
+    device->adopt_any_memory_ = adopt_any_memory;
+    drivers.push_back(std::move(device));
+  }
   return runtime::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 
