@@ -15,6 +15,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "unit/backends/per_device.hpp"
+#include "unit/runtime/cuda_test_kernels.hpp"
 #include "unit/runtime/device_codelets.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
@@ -371,6 +372,43 @@ TEST(DeviceHome, OpenClDevicesRefuseOutsideMemory) {
               rt.register_device_vector("opencl:0", v.data(), kN, "x");
             }).find("register 'x': opencl:0 cannot take memory allocated outside the runtime"),
             std::string::npos);
+}
+
+// The same on a real GPU, where one is present: cudaMalloc'd memory used in place by cuda:0's
+// kernels, copied out for a CPU task and back, host memory refused.
+TEST(DeviceHome, OnCudaTheHomeIsUsedInPlace) {
+  bool present = false;
+  for (const auto& d : all_devices()) present |= d->info().id == "cuda:0";
+  if (!present) GTEST_SKIP() << "cuda:0 is not present on this machine";
+  std::vector<int> values(kN);
+  std::iota(values.begin(), values.end(), 0);
+  std::unique_ptr<void, void (*)(void*)> block(test::cuda::device_alloc(0, kN * sizeof(int)),
+                                               test::cuda::device_free);
+  test::cuda::copy_to_device(block.get(), values.data(), kN * sizeof(int));
+  {
+    RuntimeOptions o = offload({"add_one"});
+    o.devices = {"cuda:0"};
+    o.pin = false;
+    o.perf_models = "none";
+    Runtime rt(o);
+    EXPECT_NE(usage_error([&] {
+                rt.register_device_vector("cuda:0", values.data(), kN, "h");
+              }).find("is host memory"),
+              std::string::npos);
+    Data x = rt.register_device_vector("cuda:0", static_cast<int*>(block.get()), kN, "x");
+    Codelet add_one = test::add_one_codelet(), scale = cpu_scale();
+    for (int i = 0; i < 3; ++i) rt.submit(add_one, {{x, Access::ReadWrite}});
+    rt.submit(scale, {{x, Access::ReadWrite}});    // one copy out
+    rt.submit(add_one, {{x, Access::ReadWrite}});  // one copy back in
+    rt.wait_all();
+    RuntimeStats s = rt.stats();
+    EXPECT_EQ(s.d2h_copies, 1u);
+    EXPECT_EQ(s.h2d_copies, 1u);
+    EXPECT_EQ(s.device_allocations, 0u);
+    rt.unregister(x);
+  }
+  test::cuda::copy_from_device(values.data(), block.get(), kN * sizeof(int));
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(values[i], 2 * (static_cast<int>(i) + 3) + 1);
 }
 
 }  // namespace
