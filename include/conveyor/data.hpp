@@ -1,8 +1,9 @@
 #pragma once
 /// Data registered with a Runtime: a vector, or a column-major matrix with a leading dimension, or
-/// one tile of a matrix partitioned without copying. The user's memory is the host replica; the
-/// runtime keeps at most one more replica per device memory space and copies between them as tasks
-/// need (MSI coherence). A Data is a cheap handle (copies refer to the same registration).
+/// one tile of a matrix partitioned without copying. The user's memory is the host replica (or, for
+/// data registered with Runtime::register_device_bytes, that device's replica); the runtime keeps
+/// at most one more replica per memory space and copies between them as tasks need (MSI
+/// coherence). A Data is a cheap handle (copies refer to the same registration).
 ///
 ///   std::vector<double> a(n * n);
 ///   conveyor::Data m = rt.register_matrix(a.data(), n, n, n);   // n x n, leading dimension n
@@ -40,8 +41,11 @@ class Data {
   std::size_t ld() const;
   /// rows * cols * elem_size: the bytes a device replica holds (device replicas are contiguous).
   std::size_t bytes() const;
-  /// The user's memory: element (r, c) is at host() + (r + c * ld()) * elem_size().
+  /// The user's memory: element (r, c) is at host() + (r + c * ld()) * elem_size(). Null for data
+  /// whose home is a device (Runtime::register_device_bytes; acquire() gives a host copy).
   void* host() const;
+  /// The device whose memory is the data's home ("cuda:0"), or "" when it is host memory.
+  const std::string& home_device() const;
   /// The name given at registration, or "" (used in error messages and the trace).
   const std::string& name() const;
 

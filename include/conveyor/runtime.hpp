@@ -291,6 +291,41 @@ class Runtime {
     return register_matrix_bytes(ptr, sizeof(T), rows, cols, ld, std::move(name));
   }
 
+  /// Registers `count` elements of `elem_size` bytes that live in the memory of `device` (one of
+  /// this runtime's devices, by id: "cuda:0") at `device_ptr`: that memory is the data's home.
+  /// Tasks on that device use it in place (no copy); tasks elsewhere get copies as usual (device
+  /// -> host -> other device, or a peer copy), a host copy being allocated only when something
+  /// off the device needs one (freed at unregister). The block is the user's: never evicted,
+  /// never freed, and not counted against device_memory_limit. wait_all() and unregister() leave
+  /// the latest contents at `device_ptr`; acquire() gives a host copy (HostAccess::data()), and
+  /// Data::host() is null. Throws UsageError for a device not in this runtime, a device that
+  /// cannot take outside memory (OpenCL: its buffers are cl_mem, not pointers; simulated
+  /// devices), a pointer that is not that device's memory (CUDA: cudaPointerGetAttributes), or
+  /// coherence 'naive'.
+  ///
+  ///   double* x = nullptr;
+  ///   cudaMalloc(&x, n * sizeof(double));
+  ///   conveyor::Data d = rt.register_device_vector("cuda:0", x, n, "x");
+  Data register_device_bytes(std::string_view device, void* device_ptr, std::size_t elem_size,
+                             std::size_t count, std::string name = {});
+  /// A column-major matrix in device memory, as register_device_bytes. Device replicas are
+  /// contiguous columns, so `ld` must equal `rows` (UsageError otherwise), and partition()
+  /// refuses it: register each tile's device memory separately.
+  Data register_device_matrix_bytes(std::string_view device, void* device_ptr,
+                                    std::size_t elem_size, std::size_t rows, std::size_t cols,
+                                    std::size_t ld, std::string name = {});
+  template <typename T>
+  Data register_device_vector(std::string_view device, T* device_ptr, std::size_t count,
+                              std::string name = {}) {
+    return register_device_bytes(device, device_ptr, sizeof(T), count, std::move(name));
+  }
+  template <typename T>
+  Data register_device_matrix(std::string_view device, T* device_ptr, std::size_t rows,
+                              std::size_t cols, std::size_t ld, std::string name = {}) {
+    return register_device_matrix_bytes(device, device_ptr, sizeof(T), rows, cols, ld,
+                                        std::move(name));
+  }
+
   /// Page-locks host memory [ptr, ptr + bytes) for the devices that copy faster from pinned memory
   /// (CUDA: cudaHostRegister; copies from pageable memory run at a fraction of the link), until
   /// unpin_host or the end of the runtime; returns whether a device did. Register data inside it
@@ -313,8 +348,9 @@ class Runtime {
   /// Unregisters the tiles (their latest contents land in the matrix) and makes the matrix usable.
   void unpartition(TileGrid& grid);
 
-  /// Waits for the tasks that use `data`, copies its latest contents into the user's memory, frees
-  /// its device replicas (into the allocation cache) and invalidates every handle to it.
+  /// Waits for the tasks that use `data`, copies its latest contents into the user's memory (the
+  /// device memory for data whose home is a device), frees its other replicas (device ones into
+  /// the allocation cache) and invalidates every handle to it.
   void unregister(Data& data);
 
   /// Submits a task. It runs after the earlier tasks it conflicts with (RAW, WAR, WAW on the same
@@ -330,7 +366,8 @@ class Runtime {
                   name, args);
   }
 
-  /// Waits until every submitted task has finished and writes back what is valid only on a device.
+  /// Waits until every submitted task has finished and writes back what is valid only on a device
+  /// (or, for data whose home is a device, only elsewhere than that device).
   /// Rethrows the first task failure as Error naming the task, the codelet and the worker (tasks
   /// depending on a failed one are not run and are counted in the message).
   void wait_all();

@@ -1,9 +1,12 @@
 """Arrays from any DLPack producer (NumPy, PyTorch, CuPy, ...) in, the same kind of array out.
 
-Host arrays are read through DLPack in place (numpy.from_dlpack: a view, no copy). The runtime
-registers host memory only, so an array on a CUDA device is copied to the host explicitly (by its
-own library: PyTorch's .cpu(), CuPy's .get()); the runtime then copies tiles to the devices it runs
-on itself. Results go back with the input's library and onto the input's device.
+Host arrays are read through DLPack in place (numpy.from_dlpack: a view, no copy).
+Runtime.register takes an array on a CUDA device in place too, as data whose home is that device
+(require_registrable). conveyor.linalg's tile algorithms partition the matrix into tiles, which
+device memory cannot be (device replicas are contiguous, tiles of a matrix are not), so there an
+array on a CUDA device is copied to the host explicitly (by its own library: PyTorch's .cpu(),
+CuPy's .get()); the runtime then copies tiles to the devices it runs on itself. Results go back
+with the input's library and onto the input's device.
 """
 
 import sys
@@ -35,12 +38,23 @@ def _library(array):
     return sys.modules.get(type(array).__module__.partition(".")[0])
 
 
-def require_host(array, what):
-    """TypeError unless `array` is in host memory (what the runtime registers)."""
+def require_registrable(array, workers, what):
+    """TypeError unless the runtime whose workers are `workers` (Runtime.workers()) can register
+    `array` in place: host memory, or memory of one of its CUDA devices ("cuda:k worker")."""
     device = _device(array)
-    if device[0] != _CPU:
-        raise TypeError(f"{what}: the array is on {_describe(device)}; the runtime registers host "
-                        "memory only (tasks write into it in place): copy it to the host first")
+    if device[0] == _CPU:
+        return
+    if device[0] == _CUDA:
+        name = f"cuda:{device[1]}"
+        if f"{name} worker" in workers:
+            return
+        devices = [w[:-len(" worker")] for w in workers if not w.startswith("cpu worker")]
+        raise TypeError(f"{what}: the array is on {name}, which this runtime does not have (its "
+                        f"devices: {', '.join(devices) or 'none'}); make the runtime with "
+                        f"devices='{name}' to use it in place, or copy it to the host")
+    raise TypeError(f"{what}: the array is on {_describe(device)}; the runtime registers host "
+                    "memory and CUDA device memory only (tasks write into it in place): copy it "
+                    "to the host first")
 
 
 def host_array(array, what):

@@ -6,8 +6,9 @@ QR's own OpenCL and CUDA kernels), as one call on a matrix, with NumPy's convent
 Matrices may come from any DLPack producer (NumPy, PyTorch, CuPy, ...), and results come back as
 the same kind of array (docs/python.md, "Arrays from other libraries"): host memory is read in
 place (the only copy is the result, which is new as NumPy's is); a CUDA array of PyTorch or CuPy is
-copied to the host and its result copied back to its device, since the runtime registers host
-memory only (with devices= it copies tiles to the GPUs itself).
+copied to the host and its result copied back to its device, since the tile algorithms partition
+the matrix into tiles and device memory cannot be partitioned (device replicas are contiguous;
+with devices= the runtime copies tiles to the GPUs itself).
 
     L = conveyor.linalg.cholesky(A)                      # as numpy.linalg.cholesky(A)
     L = conveyor.linalg.cholesky(A, devices="all", offload=["gemm"])

@@ -108,9 +108,12 @@ class Runtime(_core_runtime):
         contiguous, or 2-D with unit stride along one axis (a slice of a larger matrix). name:
         shown in errors and the trace.
 
-        The runtime registers host memory only: an array on a GPU (a CuPy array, a CUDA tensor)
-        raises TypeError rather than being copied, since tasks could not write into it."""
-        _arrays.require_host(array, "register")
+        An array on CUDA device k (a CuPy array, a CUDA tensor: DLPack device type 2) that is
+        contiguous is registered in place as data whose home is `cuda:k`, when this runtime has
+        that device (devices="cuda:k" or "all"): tasks there use it without a copy, host tasks and
+        acquire() get a host copy, and wait() leaves the latest values in the GPU array. Without
+        that device it raises TypeError saying so (tasks could not write into it)."""
+        _arrays.require_registrable(array, self.workers(), "register")
         return _core_runtime.register(self, array, name)
 
     def unregister(self, data):

@@ -34,6 +34,7 @@ namespace conveyor::python {
 namespace {
 
 using Array = nb::ndarray<nb::device::cpu>;
+using CudaArray = nb::ndarray<nb::device::cuda>;
 namespace cholesky = apps::cholesky;
 
 class PyRuntime;
@@ -81,6 +82,25 @@ struct PyAccess {
   void release();
 };
 
+/// The strides of `a` into `strides`, in elements, as DLPack counts them.
+template <typename Ndarray>
+void read_strides(const Ndarray& a, std::vector<std::int64_t>& strides) {
+  strides.resize(a.ndim());
+  for (std::size_t i = 0; i < a.ndim(); ++i) strides[i] = a.stride(i);
+}
+/// Whether `a`, with these strides, is contiguous in C order (`c_order`) or Fortran order.
+template <typename Ndarray>
+bool is_contiguous(const Ndarray& a, const std::vector<std::int64_t>& strides, bool c_order) {
+  const std::size_t ndim = a.ndim();
+  std::int64_t expected = 1;
+  for (std::size_t k = 0; k < ndim; ++k) {
+    std::size_t i = c_order ? ndim - 1 - k : k;
+    if (a.shape(i) != 1 && strides[i] != expected) return false;
+    expected *= static_cast<std::int64_t>(a.shape(i));
+  }
+  return true;
+}
+
 /// Column-major ("C"-transposed or Fortran) layout of `a` for the runtime: a vector when the array
 /// is contiguous, else a matrix with a leading dimension when one axis has unit stride.
 Data register_array(Runtime& rt, const Array& a, std::vector<std::int64_t>& strides,
@@ -88,17 +108,8 @@ Data register_array(Runtime& rt, const Array& a, std::vector<std::int64_t>& stri
   const std::size_t ndim = a.ndim();
   const std::size_t item = a.itemsize();
   if (a.size() == 0) throw UsageError("register: the array '" + name + "' is empty");
-  strides.resize(ndim);
-  for (std::size_t i = 0; i < ndim; ++i) strides[i] = a.stride(i);
-  auto contiguous = [&](bool c_order) {
-    std::int64_t expected = 1;
-    for (std::size_t k = 0; k < ndim; ++k) {
-      std::size_t i = c_order ? ndim - 1 - k : k;
-      if (a.shape(i) != 1 && strides[i] != expected) return false;
-      expected *= static_cast<std::int64_t>(a.shape(i));
-    }
-    return true;
-  };
+  read_strides(a, strides);
+  auto contiguous = [&](bool c_order) { return is_contiguous(a, strides, c_order); };
   void* ptr = a.data();
   // A column-major 2-D array is a matrix even when contiguous: the built-in tile kernels take
   // their shapes (rows, columns, leading dimension) from the registration.
@@ -117,6 +128,27 @@ Data register_array(Runtime& rt, const Array& a, std::vector<std::int64_t>& stri
   throw UsageError("register: '" + name +
                    "' is neither contiguous nor a 2-D array with unit stride along one axis "
                    "(numpy.ascontiguousarray makes a copy that is)");
+}
+
+/// An array in CUDA memory registered in place as its device's data (Runtime::
+/// register_device_bytes): contiguous only (device replicas are), a Fortran-ordered 2-D array as a
+/// column-major matrix.
+Data register_device_array(Runtime& rt, const CudaArray& a, std::vector<std::int64_t>& strides,
+                           const std::string& name, bool& column_major) {
+  const std::size_t ndim = a.ndim();
+  if (a.size() == 0) throw UsageError("register: the array '" + name + "' is empty");
+  read_strides(a, strides);
+  auto contiguous = [&](bool c_order) { return is_contiguous(a, strides, c_order); };
+  const std::string device = "cuda:" + std::to_string(a.device_id());
+  column_major = ndim == 2 && a.shape(0) > 1 && contiguous(false) && !contiguous(true);
+  if (column_major)
+    return rt.register_device_matrix_bytes(device, a.data(), a.itemsize(), a.shape(0), a.shape(1),
+                                           a.shape(0), name);
+  if (contiguous(true) || contiguous(false))
+    return rt.register_device_bytes(device, a.data(), a.itemsize(), a.size(), name);
+  throw UsageError("register: '" + name + "' on " + device +
+                   " is not contiguous (device memory is registered in place only when it is: "
+                   "make a contiguous copy with the array's library)");
 }
 
 Access parse_mode(const std::string& mode) {
@@ -150,6 +182,21 @@ class PyRuntime {
 
   nb::object register_array(nb::object array, std::string name) {
     Runtime& rt = runtime();
+    // An array on a CUDA device (DLPack device type 2: CuPy, PyTorch): in place on that device,
+    // which the runtime must have (conveyor.Runtime.register checks that first, saying so).
+    if (nb::hasattr(array, "__dlpack_device__") &&
+        nb::cast<int>(array.attr("__dlpack_device__")()[0]) == nb::device::cuda::value) {
+      CudaArray on_device;
+      if (!nb::try_cast<CudaArray>(array, on_device, /*convert=*/false))
+        throw UsageError("register: the CUDA array cannot be taken through DLPack (dtype?)");
+      auto data = std::make_unique<PyData>();
+      data->name = name.empty() ? "array " + std::to_string(registry_.size()) : name;
+      data->dtype = on_device.dtype();
+      for (std::size_t i = 0; i < on_device.ndim(); ++i) data->shape.push_back(on_device.shape(i));
+      data->data =
+          register_device_array(rt, on_device, data->strides, data->name, data->column_major);
+      return keep(std::move(data), std::move(array));
+    }
     Array a;
     // No conversion: a copy would defeat the point (the task must see the user's memory).
     if (!nb::try_cast<Array>(array, a, /*convert=*/false)) {
@@ -166,6 +213,11 @@ class PyRuntime {
     data->dtype = a.dtype();
     for (std::size_t i = 0; i < a.ndim(); ++i) data->shape.push_back(a.shape(i));
     data->data = python::register_array(rt, a, data->strides, data->name, data->column_major);
+    return keep(std::move(data), std::move(array));
+  }
+
+  /// The handle of a registered array, kept in the registry with the array alive.
+  nb::object keep(std::unique_ptr<PyData> data, nb::object array) {
     data->array = std::move(array);
     data->owner = this;
     nb::object handle = nb::cast(data.release(), nb::rv_policy::take_ownership);

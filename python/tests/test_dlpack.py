@@ -96,7 +96,10 @@ def test_an_unsupported_device_is_a_type_error(device):
     with pytest.raises(TypeError, match="not supported"):
         conveyor.linalg.solve(np.eye(4), on_device)
     with conveyor.Runtime(cpus=1, pin=False) as rt:
-        with pytest.raises(TypeError, match="host memory only"):
+        message = ("which this runtime does not have \\(its devices: none\\); make the runtime "
+                   "with devices='cuda:0'" if device[0] == 2 else
+                   "host memory and CUDA device memory only")
+        with pytest.raises(TypeError, match=message):
             rt.register(on_device)
 
 
@@ -177,7 +180,7 @@ def test_torch_cuda_tensors_come_back_on_their_gpu():
     assert q.is_cuda and r.is_cuda
     torch.testing.assert_close(q @ r, a[:, :128])
     with conveyor.Runtime(cpus=1, pin=False) as rt:
-        with pytest.raises(TypeError, match="host memory only"):
+        with pytest.raises(TypeError, match="which this runtime does not have"):
             rt.register(a)
 
 
@@ -200,3 +203,52 @@ def test_cupy_arrays_come_back_on_their_gpu():
     x = conveyor.linalg.solve(a, cupy.ones(256), cpus=2)
     assert isinstance(x, cupy.ndarray)
     cupy.testing.assert_allclose(a @ x, cupy.ones(256), atol=1e-10)
+
+
+# Arrays in CUDA memory registered in place (data whose home is the GPU): only on a machine with a
+# CUDA GPU, CuPy or PyTorch, and a build with the CUDA backend.
+
+def _cuda_array_library():
+    """(library, make) for CuPy, else PyTorch, with a CUDA GPU; skips otherwise."""
+    reason = "needs a CUDA device (CuPy or PyTorch)"
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            return cupy, lambda a: cupy.asarray(a)
+    except Exception:  # not installed, or no driver / GPU
+        pass
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return torch, lambda a: torch.from_numpy(a).cuda()
+    except ImportError:
+        pass
+    pytest.skip(reason)
+
+
+def _cuda_runtime(**kwargs):
+    if not any(d["id"] == "cuda:0" for d in conveyor.devices().records):
+        pytest.skip("needs a CUDA device (CuPy or PyTorch) and the CUDA backend in this build")
+    return conveyor.Runtime(devices="cuda:0", pin=False, **kwargs)
+
+
+def test_a_cuda_array_is_registered_in_place_on_its_gpu():
+    library, make = _cuda_array_library()
+    x = make(np.arange(64.0))
+    with _cuda_runtime(cpus=1) as rt:
+        data = rt.register(x, "x")
+        rt.submit(lambda v: v.__imul__(2), [(data, "rw")]).wait()  # a host task: a copy out
+        with data.acquire("r") as view:  # a host copy of the GPU array
+            np.testing.assert_array_equal(view, np.arange(64.0) * 2)
+        rt.wait()
+        stats = rt.stats()
+    assert stats["h2d_copies"] >= 1  # the host task's result went back to the GPU array
+    np.testing.assert_array_equal(np.asarray(x.get() if hasattr(x, "get") else x.cpu()),
+                                  np.arange(64.0) * 2)
+
+
+def test_a_cuda_array_on_a_runtime_without_that_gpu_is_a_type_error():
+    on_device = Producer(np.zeros(4), device=(2, 3))
+    with conveyor.Runtime(cpus=1, pin=False) as rt:
+        with pytest.raises(TypeError, match="on cuda:3, which this runtime does not have"):
+            rt.register(on_device)

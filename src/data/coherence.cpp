@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <memory>
 #include <string>
 
 #include "conveyor/error.hpp"
@@ -128,15 +129,26 @@ void CoherenceEngine::rouse(bool* dozing) {
 
 DeviceMemory& CoherenceEngine::memory(int space) { return *spaces_[space - 1]->memory; }
 
-void CoherenceEngine::init(DataState& d) const {
+void CoherenceEngine::init(DataState& d, void* home_block) const {
   d.replicas.assign(spaces(), Replica{});
   d.replicas[kHostSpace].block = d.host;
-  d.replicas[kHostSpace].state = Msi::Modified;  // the user's memory is the only copy
+  // The user's memory is the only copy: the host's, or the device's (no host copy until a host
+  // user needs one).
+  d.replicas[d.home].state = Msi::Modified;
+  if (d.device_home()) d.replicas[d.home].block = home_block;
+}
+
+void CoherenceEngine::ensure_host(DataState& d) {
+  if (d.host) return;
+  d.host_staging = std::make_unique_for_overwrite<char[]>(d.bytes());
+  d.host = d.host_staging.get();
+  d.replicas[kHostSpace].block = d.host;
 }
 
 // ---- recency ----------------------------------------------------------------------------------
 
 void CoherenceEngine::touch(DataState& d, int space) {
+  if (space == d.home) return;  // the user's memory: never evicted, so never in the list
   Space& s = *spaces_[space - 1];
   std::lock_guard lock(s.lru_mutex);
   Replica& r = d.replicas[space];
@@ -189,6 +201,7 @@ void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::m
     for (int s = 1; s < spaces(); ++s)
       if (d.replicas[s].state == state) sources.push_back(s);
   if (sources.empty()) throw Error(fmt::format("internal: no valid replica of {}", d.describe()));
+  ensure_host(d);
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const int src = sources[i];
     double start = trace_ ? trace_->now_us() : 0;
@@ -212,6 +225,40 @@ void CoherenceEngine::fetch_to_host_locked(DataState& d, std::unique_lock<std::m
   }
 }
 
+void CoherenceEngine::fetch_home(DataState& d) {
+  std::unique_lock lock(d.mutex);
+  fetch_home_locked(d, lock);
+}
+
+void CoherenceEngine::fetch_home_locked(DataState& d, std::unique_lock<std::mutex>& lock) {
+  if (!d.device_home()) {
+    fetch_to_host_locked(d, lock);
+    return;
+  }
+  await_write_backs(d, lock);
+  if (!d.lost.empty()) throw DeviceError(d.lost);
+  Replica& home = d.replicas[d.home];
+  if (valid(home.state)) return;
+  // From the host, after bringing it there from another device if it is there (host-staged: the
+  // copy to the home is synchronous, from this thread, not on the home device's lane).
+  fetch_to_host_locked(d, lock);
+  device::DeviceDriver& driver = *drivers_[d.home - 1];
+  double start = trace_ ? trace_->now_us() : 0;
+  try {
+    driver.copy_from_host(home.block, d.host_region());
+  } catch (const std::exception& e) {
+    throw DeviceError(fmt::format(
+        "{}: its latest contents could not be copied to its home on {} ({}); the device memory "
+        "there holds an older state, or a mix where the copy landed in part",
+        d.describe(), driver.id(), e.what()));
+  }
+  if (trace_)
+    trace_->add(d.home + 1, device::kH2dTid, "copy h2d", "transfer", start, trace_->now_us());
+  stats_.count_copy(kHostSpace, d.home, d.bytes());
+  home.state = Msi::Shared;
+  if (d.replicas[kHostSpace].state == Msi::Modified) d.replicas[kHostSpace].state = Msi::Shared;
+}
+
 void CoherenceEngine::discard_after_failure(DataState& d, int space, Access mode) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
@@ -222,10 +269,13 @@ void CoherenceEngine::discard_after_failure(DataState& d, int space, Access mode
     return;
   }
   if (r.state != Msi::Modified || !writes(mode)) return;
+  // The home's memory, the user's, holds the data's last state there. A task that wrote the home
+  // itself wrote it in place: it keeps what the kernel left, as a CPU task's memory does.
+  if (space == d.home) return;
   r.state = Msi::Invalid;
-  d.replicas[kHostSpace].state = Msi::Modified;
+  d.replicas[d.home].state = Msi::Modified;
   ++d.version;
-  if (d.host_damaged && d.lost.empty())
+  if (d.host_damaged && d.lost.empty() && !d.device_home())
     d.lost = fmt::format(
         "{}: lost: a task failed writing it on {} after a copy home of it had failed part-way; "
         "its memory holds a mix",
@@ -249,6 +299,7 @@ void CoherenceEngine::prepare_host(DataState& d, Access mode) {
     return;
   }
   await_write_backs(d, lock);
+  ensure_host(d);
   d.host_damaged = false;  // written whole by the task
   d.lost.clear();
   // Taken over now rather than after the task: a device replica left Modified until then could
@@ -444,7 +495,7 @@ void CoherenceEngine::drop_replicas(DataState& d) {
   // The device blocks go back even when the copy home fails (the error says what is lost).
   std::exception_ptr failed;
   try {
-    fetch_to_host_locked(d, lock);
+    fetch_home_locked(d, lock);
   } catch (const DeviceError&) {
     failed = std::current_exception();
   }
@@ -452,10 +503,17 @@ void CoherenceEngine::drop_replicas(DataState& d) {
   for (int s = 1; s < spaces(); ++s) {
     Replica& r = d.replicas[s];
     forget(d, s);
-    if (r.block) memory(s).release(r.block, d.bytes());
+    void* home_block = s == d.home ? r.block : nullptr;  // the user's: not the cache's to take
+    if (r.block && !home_block) memory(s).release(r.block, d.bytes());
     r = Replica{};
+    r.block = home_block;
   }
-  d.replicas[kHostSpace].state = Msi::Modified;
+  if (d.device_home()) {  // the staging copy goes: the device memory is the data again
+    d.replicas[kHostSpace] = Replica{};
+    d.host = nullptr;
+    d.host_staging.reset();
+  }
+  d.replicas[d.home].state = Msi::Modified;
   if (failed) std::rethrow_exception(failed);
 }
 
@@ -636,6 +694,7 @@ CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int 
   wb->space = space;
   wb->bytes = d.bytes();
   wb->kind = kind;
+  ensure_host(d);
   wb->home = d.host_region();
   wb->block = r.block;
   wb->start_us = trace_ ? trace_->now_us() : 0;
@@ -657,7 +716,9 @@ CoherenceEngine::WriteBack* CoherenceEngine::start_write_back(DataState& d, int 
 CoherenceEngine::WriteBack* CoherenceEngine::begin_early_write_back(DataState& d, int space) {
   std::lock_guard lock(d.mutex);
   Replica& r = d.replicas[space];
-  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 || writing_back(d))
+  // Not for a device home: its latest contents belong on the device, where wait_all leaves them.
+  if (policy_ != Coherence::Coherent || r.state != Msi::Modified || r.pins > 0 || writing_back(d) ||
+      d.device_home())
     return nullptr;
   return start_write_back(d, space, WriteBackKind::Early);
 }

@@ -48,11 +48,18 @@ class CoherenceEngine {
   DeviceCopy device_copy() const { return device_copy_; }
   DeviceMemory& memory(int space);
 
-  /// Gives every device replica slot to a newly registered data.
-  void init(DataState& d) const;
+  /// Gives every device replica slot to a newly registered data. For a data whose home is a
+  /// device (DataState::home), `home_block` is the user's memory there (DeviceDriver::
+  /// adopt_external): that replica starts as the only valid one, and no host copy exists yet.
+  void init(DataState& d, void* home_block = nullptr) const;
 
-  /// Host side, any thread: the user's memory holds the latest contents afterwards.
+  /// Host side, any thread: the user's memory holds the latest contents afterwards (for a data
+  /// whose home is a device, the host staging copy, allocated first if need be).
   void fetch_to_host(DataState& d);
+  /// wait_all: the data's home holds the latest contents afterwards: fetch_to_host for host
+  /// memory; for a device home, the latest contents are copied there from the host (staged
+  /// through the host when they are on another device). Any thread, no task using the data.
+  void fetch_home(DataState& d);
   /// A host task or acquire changed the data: host Modified, the rest Invalid.
   void commit_host_write(DataState& d);
   /// Host side, before a CPU task or an acquire uses the data with `mode`: reads fetch it home;
@@ -117,8 +124,9 @@ class CoherenceEngine {
   /// it does not read it or the replica there is valid; naive copies every input). Any thread.
   std::size_t bytes_missing(DataState& d, int space, Access mode);
 
-  /// Unregister: host up to date, device blocks back to the allocation caches. When no device can
-  /// copy the latest contents home, the blocks go back all the same and DeviceError says so.
+  /// Unregister: home up to date (fetch_home), the other device blocks back to the allocation
+  /// caches, a device home's host staging copy freed. When no device can copy the latest contents
+  /// home, the blocks go back all the same and DeviceError says so.
   void drop_replicas(DataState& d);
 
   /// Early write-back (RuntimeOptions::early_write_back), in two steps. Driver thread of `space`,
@@ -144,6 +152,10 @@ class CoherenceEngine {
  private:
   struct Space;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
+  void fetch_home_locked(DataState& d, std::unique_lock<std::mutex>& lock);
+  /// Under the data's lock: a data whose home is a device gets its host staging copy (contents
+  /// undefined; the host replica's state says whether it is valid).
+  static void ensure_host(DataState& d);
   void await_write_backs(DataState& d, std::unique_lock<std::mutex>& lock);
   /// On the virtual clock: waits on `cv` until a landing clears `dozing` (see on_write_back).
   void doze(std::condition_variable& cv, std::unique_lock<std::mutex>& lock, bool& dozing);

@@ -88,8 +88,17 @@ struct DataState {
   std::size_t rows = 0;
   std::size_t cols = 1;
   std::size_t ld = 0;
+  /// The host replica's memory: the user's, or for a data whose home is a device a staging copy
+  /// allocated when a host user first needs one (set under `mutex`, freed at unregister).
   char* host = nullptr;
   std::string name;
+  /// Where the data lives when no task uses it: kHostSpace (the user's host memory), or the space
+  /// of the device whose memory the user registered (Runtime::register_device_bytes). That
+  /// replica is used in place: never evicted nor freed, and wait_all and unregister bring the
+  /// latest contents back into it. Fixed at registration.
+  int home = kHostSpace;
+  std::string home_device;               ///< the home device's id ("cuda:0"); empty for the host
+  std::unique_ptr<char[]> host_staging;  ///< `host` when the home is a device (guarded by `mutex`)
   std::atomic<bool> registered{true};
   bool partitioned = false;     ///< a matrix whose tiles are registered (guarded by the graph lock)
   DataState* parent = nullptr;  ///< the matrix a tile belongs to
@@ -118,6 +127,7 @@ struct DataState {
 
   std::size_t bytes() const { return rows * cols * elem_size; }
   device::HostRegion host_region() const { return {host, rows * elem_size, cols, ld * elem_size}; }
+  bool device_home() const { return home != kHostSpace; }
   /// "'x' (vector of 4096 bytes)" for messages.
   std::string describe() const;
 };

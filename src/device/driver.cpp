@@ -22,5 +22,15 @@ void DeviceDriver::enqueue_write_back(const HostRegion& dst, const void* src, Do
   notify(done, user);
 }
 
+void* DeviceDriver::adopt_external(void*, std::size_t) {
+  throw UsageError(id() +
+                   " cannot take memory allocated outside the runtime (its buffers are not raw "
+                   "device pointers); register host memory instead");
+}
+
+void DeviceDriver::copy_from_host(void*, const HostRegion&) {
+  throw Error(id() + ": no synchronous copy from the host (it takes no external memory)");
+}
+
 }  // namespace device
 }  // namespace conveyor

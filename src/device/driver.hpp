@@ -138,6 +138,18 @@ class DeviceDriver {
 
   /// Copies device memory to the host and waits; any thread (a lane of its own).
   virtual void copy_to_host(const HostRegion& dst, const void* src) = 0;
+
+  // Data whose home is this device (Runtime::register_device_bytes): memory the user allocated
+  // here, used in place as the data's replica on this device.
+  /// Checks that [ptr, ptr + bytes) is this device's memory and returns the block that the lane's
+  /// operations take for it (the block is never deallocated: it is the user's). Throws UsageError
+  /// saying why it cannot; the default refuses (a device whose blocks are not raw pointers, as
+  /// OpenCL's cl_mem, or a simulated one). Any thread.
+  virtual void* adopt_external(void* ptr, std::size_t bytes);
+  /// Copies host memory into a device block and waits; any thread (the lane of copy_to_host). Used
+  /// to bring a device-homed data's latest contents home (wait_all, unregister) when they are on
+  /// the host; only drivers whose adopt_external accepts memory need it (the default throws).
+  virtual void copy_from_host(void* dst, const HostRegion& src);
 };
 
 /// Implemented by the Device classes of backends that have a runtime driver (beside Device).

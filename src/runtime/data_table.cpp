@@ -12,16 +12,27 @@ namespace conveyor {
 
 using runtime::Task;
 
-Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t rows,
-                                  std::size_t cols, std::size_t ld, std::string name,
-                                  data::DataState* parent) {
-  std::string label = name.empty() ? "data" : fmt::format("'{}'", name);
+namespace {
+// The checks every registration makes; `label` names the data in the message.
+void check_shape(const std::string& label, const void* ptr, std::size_t elem_size, std::size_t rows,
+                 std::size_t cols, std::size_t ld) {
   if (!ptr && rows * cols > 0) throw UsageError(fmt::format("register {}: null pointer", label));
   if (elem_size == 0) throw UsageError(fmt::format("register {}: element size 0", label));
   if (rows == 0 || cols == 0)
     throw UsageError(fmt::format("register {}: empty ({} x {})", label, rows, cols));
   if (ld < rows)
     throw UsageError(fmt::format("register {}: leading dimension {} < rows {}", label, ld, rows));
+}
+
+std::string label_of(const std::string& name) {
+  return name.empty() ? "data" : fmt::format("'{}'", name);
+}
+}  // namespace
+
+Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t rows,
+                                  std::size_t cols, std::size_t ld, std::string name,
+                                  data::DataState* parent) {
+  check_shape(label_of(name), ptr, elem_size, rows, cols, ld);
   auto state = std::make_shared<data::DataState>();
   state->owner = this;
   state->elem_size = elem_size;
@@ -32,6 +43,54 @@ Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t 
   state->name = std::move(name);
   state->parent = parent;
   coherence_->init(*state);
+  return add_to_registry(std::move(state));
+}
+
+Data Runtime::Impl::register_device_data(std::string_view device, void* ptr, std::size_t elem_size,
+                                         std::size_t rows, std::size_t cols, std::size_t ld,
+                                         std::string name) {
+  const std::string label = label_of(name);
+  check_shape(label, ptr, elem_size, rows, cols, ld);
+  // Device replicas are contiguous (kernels get ld == rows), and the home is one of them.
+  if (ld != rows)
+    throw UsageError(fmt::format(
+        "register {} on {}: leading dimension {} != rows {}: device memory must be contiguous "
+        "columns (ld == rows)",
+        label, device, ld, rows));
+  int space = -1;
+  std::string known;
+  for (std::size_t i = 0; i < drivers_.size(); ++i) {
+    if (drivers_[i]->id() == device) space = static_cast<int>(i) + 1;
+    known += (known.empty() ? "" : ", ") + drivers_[i]->id();
+  }
+  if (space < 0)
+    throw UsageError(fmt::format("register {}: no device '{}' in this runtime (its devices: {})",
+                                 label, device, known.empty() ? "none" : known));
+  if (options_.coherence == Coherence::Naive)
+    throw UsageError(fmt::format(
+        "register {} on {}: data whose home is a device needs coherence 'coherent' ('naive' "
+        "copies every result to the host)",
+        label, device));
+  void* block = nullptr;
+  try {
+    block = drivers_[space - 1]->adopt_external(ptr, rows * cols * elem_size);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("register {}: {}", label, e.what()));
+  }
+  auto state = std::make_shared<data::DataState>();
+  state->owner = this;
+  state->elem_size = elem_size;
+  state->rows = rows;
+  state->cols = cols;
+  state->ld = ld;
+  state->name = std::move(name);
+  state->home = space;
+  state->home_device = std::string(device);
+  coherence_->init(*state, block);
+  return add_to_registry(std::move(state));
+}
+
+Data Runtime::Impl::add_to_registry(std::shared_ptr<data::DataState> state) {
   {
     std::lock_guard lock(registry_mutex_);
     state->registry_slot = registry_.size();
@@ -82,6 +141,11 @@ TileGrid Runtime::Impl::partition(const Data& matrix, std::size_t tile_rows,
                                   std::size_t tile_cols) {
   data::DataState& m = check_data(matrix, "partition");
   if (m.parent) throw UsageError(fmt::format("partition: {} is itself a tile", m.describe()));
+  if (m.device_home())
+    throw UsageError(fmt::format(
+        "partition: {} has its home on {}, and its tiles would not be contiguous device memory "
+        "as device replicas are; register each tile's own device memory instead",
+        m.describe(), m.home_device));
   if (tile_rows == 0 || tile_cols == 0 || m.rows % tile_rows != 0 || m.cols % tile_cols != 0)
     throw UsageError(fmt::format("partition: tiles of {}x{} do not divide {} evenly", tile_rows,
                                  tile_cols, m.describe()));
@@ -137,7 +201,8 @@ void Runtime::Impl::unregister(Data& data) {
       throw UsageError(
           fmt::format("unregister: {} is partitioned; unpartition it first", d.describe()));
   }
-  Task* access = acquire(data, Access::ReadWrite);
+  // Data whose home is a device goes there (drop_replicas), not through the host.
+  Task* access = acquire(data, Access::ReadWrite, /*to_host=*/!d.device_home());
   try {
     coherence_->drop_replicas(d);
     if (clock_) clock_->settle();

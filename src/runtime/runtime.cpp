@@ -126,7 +126,11 @@ std::size_t Data::rows() const { return state_ ? state_->rows : 0; }
 std::size_t Data::cols() const { return state_ ? state_->cols : 0; }
 std::size_t Data::ld() const { return state_ ? state_->ld : 0; }
 std::size_t Data::bytes() const { return state_ ? state_->bytes() : 0; }
-void* Data::host() const { return state_ ? state_->host : nullptr; }
+void* Data::host() const { return state_ && !state_->device_home() ? state_->host : nullptr; }
+const std::string& Data::home_device() const {
+  static const std::string kHost;
+  return state_ ? state_->home_device : kHost;
+}
 const std::string& Data::name() const {
   static const std::string kNone;
   return state_ ? state_->name : kNone;
@@ -181,6 +185,17 @@ Data Runtime::register_matrix_bytes(void* ptr, std::size_t elem_size, std::size_
                                     std::size_t cols, std::size_t ld, std::string name) {
   return impl_->register_data(ptr, elem_size, rows, cols, ld, std::move(name));
 }
+Data Runtime::register_device_bytes(std::string_view device, void* device_ptr,
+                                    std::size_t elem_size, std::size_t count, std::string name) {
+  return impl_->register_device_data(device, device_ptr, elem_size, count, 1, count,
+                                     std::move(name));
+}
+Data Runtime::register_device_matrix_bytes(std::string_view device, void* device_ptr,
+                                           std::size_t elem_size, std::size_t rows,
+                                           std::size_t cols, std::size_t ld, std::string name) {
+  return impl_->register_device_data(device, device_ptr, elem_size, rows, cols, ld,
+                                     std::move(name));
+}
 TileGrid Runtime::partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols) {
   return impl_->partition(matrix, tile_rows, tile_cols);
 }
@@ -209,7 +224,8 @@ HostAccess Runtime::acquire(const Data& data, Access mode) {
   HostAccess access;
   access.ticket_ = impl_->acquire(data, mode);
   access.runtime_ = this;
-  access.ptr_ = data.host();
+  // The host replica: the user's memory, or a device home's staging copy (set by the acquire).
+  access.ptr_ = data::DataAccess::state(data)->host;
   return access;
 }
 RuntimeStats Runtime::stats() const { return impl_->stats(); }

@@ -44,6 +44,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   void unpin_host(void* ptr);
   Data register_data(void* ptr, std::size_t elem_size, std::size_t rows, std::size_t cols,
                      std::size_t ld, std::string name, data::DataState* parent = nullptr);
+  /// Memory on `device` (its id) as the home of a new data (Runtime::register_device_bytes).
+  Data register_device_data(std::string_view device, void* ptr, std::size_t elem_size,
+                            std::size_t rows, std::size_t cols, std::size_t ld, std::string name);
+  Data add_to_registry(std::shared_ptr<data::DataState> state);
   TileGrid partition(const Data& matrix, std::size_t tile_rows, std::size_t tile_cols);
   void unpartition(TileGrid& grid);
   void unregister(Data& data);
@@ -54,9 +58,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// with the task's failure, UsageError for an id not issued (Runtime::wait).
   bool wait(TaskId id, std::chrono::steady_clock::time_point deadline);
   bool finished(TaskId id) const;
-  /// Waits until `mode` on the data is granted and the host holds the latest contents; the task
-  /// returned stands for the access until release().
-  runtime::Task* acquire(const Data& data, Access mode);
+  /// Waits until `mode` on the data is granted and the host holds the latest contents (with
+  /// `to_host`; without, only the grant: unregister of data whose home is a device brings it
+  /// there instead); the task returned stands for the access until release().
+  runtime::Task* acquire(const Data& data, Access mode, bool to_host = true);
   void release(runtime::Task* ticket);
 
   RuntimeStats stats() const;

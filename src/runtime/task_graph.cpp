@@ -223,11 +223,12 @@ bool Runtime::Impl::finished(TaskId id) const {
 }
 
 std::string Runtime::Impl::write_back_all() {
-  // Every data that can come home does, even when another cannot (a failed device).
+  // Every data that can come home does, even when another cannot (a failed device). Home is
+  // the user's memory: on the host, or on a device for data registered there.
   std::string first;
   int failures = 0;
   for (auto& d : registered()) try {
-      coherence_->fetch_to_host(*d);
+      coherence_->fetch_home(*d);
     } catch (const DeviceError& e) {
       if (failures++ == 0) first = e.what();
     }
@@ -261,7 +262,7 @@ void Runtime::Impl::wait_all() {
   }
 }
 
-Task* Runtime::Impl::acquire(const Data& data, Access mode) {
+Task* Runtime::Impl::acquire(const Data& data, Access mode, bool to_host) {
   data::DataState& d = check_data(data, "acquire");
   Task* t = nullptr;
   {
@@ -278,6 +279,7 @@ Task* Runtime::Impl::acquire(const Data& data, Access mode) {
     if (t->pending == 0) t->granted = true;
     wait_user(lock, [&] { return t->granted; });
   }
+  if (!to_host) return t;
   try {
     coherence_->prepare_host(d, mode);
     if (writes(mode)) coherence_->commit_host_write(d);

@@ -173,6 +173,7 @@ std::vector<Config> configurations(std::mt19937_64& rng, const std::string& plat
 // The shapes a graph had (the test counts them, so that a shape cannot go missing unnoticed).
 struct Shapes {
   bool qr = false, stencil = false;
+  std::size_t device_homes = 0;  // vectors registered as emu:0's memory
 };
 
 // One random graph: runs it on `rt` and on the host, compares. `qr`: the tile QR's codelets,
@@ -185,6 +186,7 @@ Shapes run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& 
     std::vector<u32>* storage;
     std::size_t offset, rows, cols, ld;
     std::vector<u32> expected;  // logical elements
+    bool device_home = false;   // registered as emu:0's memory (register_device_vector)
   };
   std::vector<std::vector<u32>> storage;
   storage.reserve(16);  // never more: the items point into it
@@ -205,12 +207,23 @@ Shapes run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& 
     for (auto& x : storage.back()) x = static_cast<u32>(rng());
   };
 
+  // A third of the vectors have emu:0's memory as their home where the runtime allows it (its
+  // emulated devices take the test's own buffers as device memory): used in place there, the
+  // latest values back in them after wait_all and unregister, checked as host data is.
+  std::vector<std::string> workers = rt.workers();
+  const bool device_homes =
+      rt.options().coherence == Coherence::Coherent &&
+      std::find(workers.begin(), workers.end(), "emu:0 worker") != workers.end();
   std::size_t vectors = uniform(1, 6);
   for (std::size_t i = 0; i < vectors; ++i) {
     std::size_t n = uniform(1, 300);
+    const bool on_device = device_homes && rng() % 3 == 0;
     random_storage(n);
-    items.push_back({&storage.back(), 0, n, 1, n, storage.back()});
-    data.push_back(rt.register_vector(storage.back().data(), n, "v" + std::to_string(i)));
+    items.push_back({&storage.back(), 0, n, 1, n, storage.back(), on_device});
+    const std::string name = "v" + std::to_string(i);
+    data.push_back(on_device ? rt.register_device_vector("emu:0", storage.back().data(), n, name)
+                             : rt.register_vector(storage.back().data(), n, name));
+    shapes.device_homes += on_device;
   }
   Data matrix;
   TileGrid tiles;
@@ -317,10 +330,12 @@ Shapes run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& 
     submit_steps(*task.codelet, task.which, task.modes, task.steps, task.steps.bytes(),
                  task.priority);
 
-  auto check = [&](std::size_t i, const std::string& when) {
+  // `host`: where the host copy is, when not in the item's storage (a device home's, acquired).
+  auto check = [&](std::size_t i, const std::string& when, const u32* host = nullptr) {
     const Item& it = items[i];
     for (std::size_t e = 0; e < it.expected.size(); ++e) {
-      u32 got = (*it.storage)[it.offset + at(e, it.rows, it.ld)];
+      u32 got =
+          host ? host[at(e, it.rows, it.rows)] : (*it.storage)[it.offset + at(e, it.rows, it.ld)];
       if (got != it.expected[e]) {
         ADD_FAILURE() << when << ": data " << i << " element " << e << " is " << got
                       << ", expected " << it.expected[e];
@@ -359,7 +374,7 @@ Shapes run_graph(Runtime& rt, std::mt19937_64& rng, const std::vector<Codelet>& 
     if (rng() % 25 == 0) {  // host access in the middle of the graph
       std::size_t i = uniform(0, items.size() - 1);
       HostAccess h = rt.acquire(data[i], Access::Read);
-      if (!check(i, "acquire")) return shapes;
+      if (!check(i, "acquire", items[i].device_home ? h.as<u32>() : nullptr)) return shapes;
       continue;
     }
     std::vector<std::size_t> pick(items.size());
@@ -420,6 +435,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   std::uint64_t limited = 0, evictions = 0, write_backs = 0, prefetches = 0;
   // Graphs run, those with each shape, and QR tasks run on a device with little memory.
   std::uint64_t graphs_run = 0, qr_graphs = 0, stencil_graphs = 0, qr_on_small_device = 0;
+  std::uint64_t device_homes = 0;
   const char* only = std::getenv("CONVEYOR_DIFF_ONLY");
   const char* match = std::getenv("CONVEYOR_DIFF_MATCH");
   const bool all = !(only && *only) && !(match && *match);
@@ -435,7 +451,8 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
     auto t0 = std::chrono::steady_clock::now();
     const std::uint64_t qr_on_device_before = qr_on_device.load();
     std::unique_ptr<Runtime> rt =
-        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes, c.reorder);
+        test::make_emulated_runtime(c.options, c.emulated, c.inline_lanes, c.reorder,
+                                    /*adopt_any_memory=*/true);
     for (std::uint64_t g = 0; g < per_config; ++g) {
       std::uint64_t graph_seed = rng();
       std::mt19937_64 graph_rng(graph_seed);
@@ -447,6 +464,7 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
       ++graphs_run;
       qr_graphs += shapes.qr;
       stencil_graphs += shapes.stencil;
+      device_homes += shapes.device_homes;
     }
     RuntimeStats s = rt->stats();
     prefetches += s.prefetches;
@@ -489,18 +507,20 @@ TEST(RuntimeDifferential, RandomGraphsMatchASequentialHostRun) {
   if (graphs_run >= 200) {
     EXPECT_GT(qr_graphs, 0u) << "no graph had the QR's shape";
     EXPECT_GT(stencil_graphs, 0u) << "no graph had the stencil's shape";
+    if (all) EXPECT_GT(device_homes, 0u) << "no vector had a device as its home";
   }
   if (limited >= 8 && per_config >= 8)
     EXPECT_GT(qr_on_small_device, 0u) << "no QR task ran on a device with little memory";
   if (std::getenv("CONVEYOR_DIFF_VERBOSE"))
     std::printf(
         "small device memory: %llu evictions, %llu write-backs, %llu QR tasks on a device; %llu "
-        "prefetches; %llu graphs, %llu with the QR's shape, %llu with the stencil's\n",
+        "prefetches; %llu graphs, %llu with the QR's shape, %llu with the stencil's; %llu vectors "
+        "homed on emu:0\n",
         static_cast<unsigned long long>(evictions), static_cast<unsigned long long>(write_backs),
         static_cast<unsigned long long>(qr_on_small_device),
         static_cast<unsigned long long>(prefetches), static_cast<unsigned long long>(graphs_run),
-        static_cast<unsigned long long>(qr_graphs),
-        static_cast<unsigned long long>(stencil_graphs));
+        static_cast<unsigned long long>(qr_graphs), static_cast<unsigned long long>(stencil_graphs),
+        static_cast<unsigned long long>(device_homes));
 }
 
 }  // namespace

@@ -192,6 +192,39 @@ class CudaDriver final : public device::DeviceDriver {
     CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(out_.get()));
   }
 
+  // Device memory the user allocated (cudaMalloc, CuPy, PyTorch): used in place when it is this
+  // device's (or managed memory that this device may use). Its size cannot be checked here.
+  void* adopt_external(void* ptr, std::size_t /*bytes*/) override {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it
+      throw UsageError(fmt::format("{}: {} is not a CUDA pointer", id_, ptr));
+    }
+    switch (attributes.type) {
+      case cudaMemoryTypeDevice:
+      case cudaMemoryTypeManaged:
+        if (attributes.device == ordinal_) {
+          // Work the owner queued on streams of its own (a CuPy or PyTorch copy still running)
+          // must land before the lanes, which do not wait for those streams, touch the memory.
+          // Registration is rare: one device-wide synchronisation.
+          use_device(ordinal_);
+          CONVEYOR_CUDA_CHECK(cudaDeviceSynchronize());
+          return ptr;
+        }
+        throw UsageError(fmt::format("{}: {} is memory of cuda:{}, not of this device", id_, ptr,
+                                     attributes.device));
+      default:
+        throw UsageError(fmt::format(
+            "{}: {} is host memory, not device memory (register host memory with register_bytes)",
+            id_, ptr));
+    }
+  }
+  void copy_from_host(void* dst, const HostRegion& src) override {
+    use_device(ordinal_);
+    copy_2d(dst, src.width, src.ptr, src.pitch, src, cudaMemcpyHostToDevice, out_.get());
+    CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(out_.get()));
+  }
+
  private:
   struct Waiting {
     Event event;

@@ -78,4 +78,20 @@ void diff_op(const DiffOp& op, void* s) {
   launched("diff_op");
 }
 
+void* device_alloc(int ordinal, std::size_t bytes) {
+  void* p = nullptr;
+  if (cudaSetDevice(ordinal) != cudaSuccess || cudaMalloc(&p, bytes) != cudaSuccess)
+    throw DeviceError("cudaMalloc of " + std::to_string(bytes) + " bytes failed");
+  return p;
+}
+void device_free(void* p) { cudaFree(p); }
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  if (cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice) != cudaSuccess)
+    throw DeviceError("cudaMemcpy to the device failed");
+}
+void copy_from_device(void* dst, const void* src, std::size_t bytes) {
+  if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) != cudaSuccess)
+    throw DeviceError("cudaMemcpy from the device failed");
+}
+
 }  // namespace conveyor::test::cuda

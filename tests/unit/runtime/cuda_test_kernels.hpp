@@ -30,4 +30,11 @@ struct DiffOp {
 };
 void diff_op(const DiffOp& op, void* stream);
 
+// Device memory of a test's own (data whose home is a GPU): cudaMalloc on device `ordinal`,
+// cudaFree, and synchronous copies in and out.
+void* device_alloc(int ordinal, std::size_t bytes);
+void device_free(void* p);
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_from_device(void* dst, const void* src, std::size_t bytes);
+
 }  // namespace conveyor::test::cuda

@@ -13,5 +13,9 @@ void scale(double*, std::size_t, void*) { none(); }
 void accumulate(const int*, int*, std::size_t, void*) { none(); }
 void accumulate(const double*, double*, std::size_t, void*) { none(); }
 void diff_op(const DiffOp&, void*) { none(); }
+void* device_alloc(int, std::size_t) { none(); }
+void device_free(void*) { none(); }
+void copy_to_device(void*, const void*, std::size_t) { none(); }
+void copy_from_device(void*, const void*, std::size_t) { none(); }
 
 }  // namespace conveyor::test::cuda

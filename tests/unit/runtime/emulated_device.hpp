@@ -202,6 +202,31 @@ class EmulatedDevice final : public device::DeviceDriver {
     throw DeviceError(lane_error());
   }
 
+  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home,
+  // unless adopt_any_memory_ is set.
+  void* adopt_external(void* ptr, std::size_t bytes) override {
+    if (adopt_any_memory_) return ptr;
+    std::lock_guard lock(mutex_);
+    auto it = handed_out_.find(ptr);
+    if (it == handed_out_.end())
+      throw UsageError(id_ + ": not memory of this device (hand_out gives some)");
+    if (bytes > it->second)
+      throw UsageError(id_ + ": " + std::to_string(bytes) + " bytes registered in a block of " +
+                       std::to_string(it->second));
+    return ptr;
+  }
+  void copy_from_host(void* dst, const device::HostRegion& src) override {
+    copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src);
+  }
+  /// Zeroed "device memory" of this device for a test to register as a data's home
+  /// (Runtime::register_device_bytes); the test keeps it, and it outlives the device.
+  std::shared_ptr<std::byte[]> hand_out(std::size_t bytes) {
+    auto block = std::make_shared<std::byte[]>(bytes);
+    std::lock_guard lock(mutex_);
+    handed_out_[block.get()] = bytes;
+    return block;
+  }
+
   /// Waits until the lane has run everything enqueued so far.
   void sync() {
     std::mutex m;
@@ -240,6 +265,9 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::atomic<int> fail_h2d_once_at_{-1};
   static constexpr unsigned char kGarbage = 0xEE;
   std::atomic<int> copies_{0};
+  /// Takes any memory as a data's home (its "device memory" is host memory anyway): the
+  /// differential test registers its own buffers so, and checks them as it checks host data.
+  std::atomic<bool> adopt_any_memory_{false};
   std::atomic<int> h2d_copies_{0};
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
@@ -333,7 +361,8 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::shared_ptr<PinLog> pin_log_ = std::make_shared<PinLog>();
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Op> ops_;  // not run yet, in the order pushed
+  std::deque<Op> ops_;                             // not run yet, in the order pushed
+  std::map<const void*, std::size_t> handed_out_;  // hand_out's blocks and sizes; mutex_
   bool stop_ = false;
   const bool inline_;
   const bool reorder_;
@@ -345,14 +374,19 @@ class EmulatedDevice final : public device::DeviceDriver {
 /// the user's cache.
 /// With `inline_lanes`, their lanes run inline (see EmulatedDevice).
 /// With `reorder`, they keep only the order the data needs (see EmulatedDevice).
+/// With `adopt_any_memory`, they take any memory as a data's home (see EmulatedDevice).
 inline std::unique_ptr<Runtime> make_emulated_runtime(RuntimeOptions options, int devices = 1,
                                                       bool inline_lanes = false,
-                                                      bool reorder = false) {
+                                                      bool reorder = false,
+                                                      bool adopt_any_memory = false) {
   if (options.perf_models.empty()) options.perf_models = "none";
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
-  for (int i = 0; i < devices; ++i)
-    drivers.push_back(std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
-                                                       inline_lanes, reorder));
+  for (int i = 0; i < devices; ++i) {
+    auto device = std::make_unique<EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
+                                                   inline_lanes, reorder);
+    device->adopt_any_memory_ = adopt_any_memory;
+    drivers.push_back(std::move(device));
+  }
   return runtime::RuntimeAccess::make(std::move(options), std::move(drivers));
 }
 
