@@ -93,6 +93,7 @@ void Runtime::Impl::device_loop(Worker& w) {
       t = scheduler_->pop(w.index);
       if (t && t->cancelled) {
         // Queued to run ahead, then a predecessor on the lane failed: it does not run.
+        scheduler_->on_cancel(*t, w.index);
         ++cancelled_;
         if (t->pending == 0)
           complete(t, true);

@@ -79,6 +79,10 @@ class Scheduler {
   /// execution time (CPU: the function; devices: the kernel on the stream/queue), or < 0 when it
   /// was not measured. Not called for cancelled tasks.
   virtual void on_complete(const Task& /*task*/) {}
+  /// A task placed here that will never run, cancelled after a failure upstream: taken from its
+  /// queue by `worker` (pop ran, on_complete will not), or, with `worker` < 0, placed by decide
+  /// (run-ahead: Task::placed) and never queued. Policies undo what its placement counted.
+  virtual void on_cancel(const Task& /*task*/, int /*worker*/) {}
   /// Cost-aware policies: the execution time predicted for the tasks that finished on `worker`,
   /// and how many tasks were placed only to measure a model (calibration).
   virtual double predicted_busy(int /*worker*/) const { return 0; }
