@@ -172,11 +172,12 @@ ResolvedRuntime resolve_runtime(const RuntimeCliOptions& o, const RuntimeCommand
   return r;
 }
 
-std::string chosen_block_note(const nlohmann::json& row, int n, std::size_t devices) {
+std::string chosen_block_note(const nlohmann::json& row, int n) {
   return fmt::format(
-      "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at most "
-      "1024, or 2048 without CPU workers; --block sets it)",
-      row["block"].get<int>(), n, row["cpu_workers"].get<int>() + static_cast<int>(devices));
+      "block {} chosen for n = {} (with a device under the model scheduler, the tile the "
+      "performance models say suits the fastest devices; else at least 4 sqrt(workers) tiles per "
+      "side, at most 1024, or 2048 without CPU workers; --block sets it)",
+      row["block"].get<int>(), n);
 }
 
 nlohmann::json report_options(const RuntimeCliOptions& o) {
