@@ -15,8 +15,8 @@ namespace {
 
 using conveyor::test::ScratchDir;
 
-// A GPU beside 16 cores that together run QR's kernels some 30x and the stencil 20x slower than
-// it (rates of the order of platforms/4xV100-pcie3.json's, for one faster GPU).
+// A GPU beside 16 cores that together run QR's kernels several times and the stencil 20x slower
+// than it (rates of the order of platforms/4xV100-pcie3.json's, for one faster GPU).
 constexpr const char* kGpuNode = R"({
   "name": "gpu-node",
   "host": {"cores": 16, "gflops": {"geqrt": 18, "gemqrt": 18, "tpqrt": 23, "tpmqrt": 44,
@@ -54,10 +54,11 @@ TEST(QrModelBlock, AGpuBesideTheCoresGetsTheTileItGetsAlone) {
     qr::RunConfig all = qr_on(file, n);  // the 16 cores and the GPU
     qr::RunConfig gpu = all;
     gpu.runtime.cpus = 0;
-    EXPECT_EQ(qr::block_for(gpu), 2048) << n;
     EXPECT_EQ(qr::block_for(all), qr::block_for(gpu)) << n;
-    // Counting 17 equal workers gives smaller tiles.
-    EXPECT_LT(default_block(n, 17), 2048) << n;
+    // The GPU's panel kernels (geqrt 500, tpqrt 800 GFLOP/s against tpmqrt's 12000) make tiles
+    // below 2048 faster there: the models choose (512 to 576 here), not the count, which gives a
+    // device alone 2048 at these n.
+    EXPECT_LT(qr::block_for(gpu), default_block(n, 1, kMaxDeviceBlock)) << n;
   }
 }
 
