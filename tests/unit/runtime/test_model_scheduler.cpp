@@ -278,11 +278,13 @@ TEST(ModelReadyScheduler, DeviceTakesQueuedTasksWithDataInPlaceFirst) {
 // Run-ahead and the model's bookkeeping. A runtime with one CPU worker and one emulated device
 // whose lane is held until `go`; a failing device task on `p` is taken before anything else is
 // submitted (its input is being copied in when this returns).
+// Members in this order: the promise goes first (a lane still held is let go), then the runtime,
+// then the vector it may still write home.
 struct FailingLane {
-  std::promise<void> go;
-  std::unique_ptr<Runtime> rt;
   std::vector<double> p = std::vector<double>(kElems, 0.0);
   Data pd;
+  std::unique_ptr<Runtime> rt;
+  std::promise<void> go;
 };
 
 std::unique_ptr<FailingLane> failing_lane(const Synthetic& s, const std::string& name) {
@@ -320,11 +322,11 @@ Codelet big_codelet(bool on_cpu) {
 // device looked busy for that task's 10 predicted seconds from then on, and every later task
 // went to the CPU.
 TEST(ModelScheduler, ACancelledRunAheadTaskLeavesNoLoadOnTheDevice) {
-  Synthetic s;          // "work": device 1 ms, CPU 10 ms
-  s.big_device_s = 10;  // "big" on one vector
+  Synthetic s;                         // "work": device 1 ms, CPU 10 ms
+  s.big_device_s = 10;                 // "big" on one vector
+  std::vector<double> r(kElems, 0.0);  // outlives the runtime
   auto lane = failing_lane(s, "cancelled_ahead");
   Runtime& rt = *lane->rt;
-  std::vector<double> r(kElems, 0.0);
   Data rd = rt.register_vector(r.data(), r.size(), "r");
   Codelet big = big_codelet(false);
   // A ready task ahead of it in the device's queue keeps the one queued ahead there until the
