@@ -1,6 +1,8 @@
 #pragma once
-/// The tile size the tiled factorisations (`conveyor cholesky`, `conveyor qr`) use when --block is
-/// not given, from the matrix order and the number of workers (docs/cholesky.md, "Tile size").
+/// The tile size the tiled workloads (`conveyor cholesky`, `conveyor qr`, `conveyor stencil`, and
+/// Python's conveyor.linalg) use when --block is not given, from the matrix order and the number of
+/// workers, or from the performance models with devices (docs/cholesky.md, "Tile size"). Each app
+/// passes its own tasks (TileWorkload) through its `block_for`.
 /// The figures below were measured with the Cholesky kernels; QR's tile kernels are BLAS-3 too and
 /// its task graph starves at the end the same way, so the same rule serves it.
 ///

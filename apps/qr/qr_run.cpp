@@ -153,7 +153,30 @@ void validate(const RunConfig& c, bool needs_memory) {
   common::require_host_memory("qr", c.n, need);
 }
 
-int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
+namespace {
+// The factorisation's tasks by kind (flat tree), for the tile rule's models: square tiles, T
+// tiles of min(ib, b) rows, buffers in the order of qr_graph.hpp, flops of the codelets' cost
+// functions (qr.cpp).
+common::TileWorkload workload(Precision precision, int ib) {
+  return [precision, ib](int n, int b) {
+    const int tiles = (n + b - 1) / b;
+    const TaskCounts count = task_counts(tiles);
+    const double b3 = static_cast<double>(b) * b * b;
+    const std::size_t element = precision == Precision::Single ? 4 : 8;
+    const std::size_t tile = static_cast<std::size_t>(b) * b * element;
+    const std::size_t t = static_cast<std::size_t>(std::min(ib, b)) * b * element;
+    return std::vector<common::TileTasks>{
+        {"geqrt", static_cast<double>(count.geqrt), 4 * b3 / 3, {tile, tile, t}},
+        {"gemqrt", static_cast<double>(count.gemqrt), 2 * b3, {tile, t, tile}},
+        {"tpqrt", static_cast<double>(count.tpqrt), 2 * b3, {tile, tile, t}},
+        {"tpmqrt", static_cast<double>(count.tpmqrt), 4 * b3, {tile, t, tile, tile}}};
+  };
+}
+}  // namespace
+
+int block_for(const RunConfig& c) {
+  return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib));
+}
 
 RunResult run_qr(const RunConfig& config) {
   validate(config);

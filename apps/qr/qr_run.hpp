@@ -18,7 +18,7 @@ inline constexpr int kDefaultInnerBlock = 32;
 
 struct RunConfig {
   int n = 4096;
-  int block = 0;                ///< tile size; 0: common::default_block(n, workers)
+  int block = 0;                ///< tile size; 0: block_for (the tile rule, block_size.hpp)
   int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
   Precision precision = Precision::Double;
   /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
@@ -58,7 +58,9 @@ RunResult run_qr(const RunConfig& config);
 /// leaves it out by itself).
 void validate(const RunConfig& config, bool needs_memory = true);
 
-/// config.block, or the shared default for its n and CPU workers when it is 0.
+/// config.block, or when it is 0 the shared tile rule (common::block_for with the factorisation's
+/// tasks): with devices under a model scheduler, the tile the performance models say suits the
+/// fastest devices; else by worker count (docs/qr.md, "Tile size").
 int block_for(const RunConfig& config);
 
 }  // namespace conveyor::apps::qr

@@ -14,6 +14,7 @@
 #include "conveyor/error.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/stencil_check.hpp"
+#include "stencil/stencil_graph.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
@@ -78,7 +79,31 @@ void validate(const RunConfig& c, bool needs_memory) {
   common::require_host_memory("stencil", c.n, grid * (c.check ? 4 : 2));
 }
 
-int block_for(const RunConfig& c) { return common::block_for(c.n, c.block, c.runtime); }
+namespace {
+// The sweeps' tasks, for the tile rule's models: one per tile and round, each an interior tile's
+// (two tiles, four strips written and four read, the width of the temporal block, and with it
+// the corners), at the codelet's six flops per cell and sweep (codelet.cpp).
+common::TileWorkload workload(const RunConfig& c) {
+  const int depth = std::max(c.temporal_block, 1);
+  const int rounds = rounds_for(c.sweeps, depth);
+  return [depth, rounds](int n, int b) {
+    const double tiles = (n + b - 1) / b;
+    const std::size_t tile = static_cast<std::size_t>(b) * b * sizeof(double);
+    const std::size_t strip = static_cast<std::size_t>(b) * depth * sizeof(double);
+    std::vector<std::size_t> buffers{tile, tile};
+    buffers.insert(buffers.end(), 8, strip);
+    if (depth > 1)
+      buffers.insert(buffers.end(), 8, static_cast<std::size_t>(depth) * depth * sizeof(double));
+    const double flops = 6.0 * depth * static_cast<double>(b) * b;
+    return std::vector<common::TileTasks>{
+        {kCodeletName, tiles * tiles * rounds, flops, std::move(buffers)}};
+  };
+}
+}  // namespace
+
+int block_for(const RunConfig& c) {
+  return common::block_for(c.n, c.block, c.runtime, workload(c));
+}
 
 RunResult run_stencil(const RunConfig& c) {
   validate(c);

@@ -17,7 +17,7 @@ namespace conveyor::apps::stencil {
 
 struct RunConfig {
   int n = 4096;
-  int block = 0;  ///< tile size; 0: common::default_block(n, workers)
+  int block = 0;  ///< tile size; 0: block_for (the tile rule, block_size.hpp)
   int sweeps = 20;
   /// Sweeps per task (temporal blocking, halo and corners this wide); 1: one sweep per task. At
   /// most the narrowest tile's side (refused otherwise).
@@ -54,7 +54,9 @@ RunResult run_stencil(const RunConfig& config);
 /// whole grids fit in this host's memory (a simulated cluster that runs no kernels touches none).
 void validate(const RunConfig& config, bool needs_memory = true);
 
-/// config.block, or the shared default for its n and workers (CPU workers plus devices) when 0.
+/// config.block, or when it is 0 the shared tile rule (common::block_for with the sweeps' tasks):
+/// with devices under a model scheduler, the tile the performance models say suits the fastest
+/// devices; else by worker count, CPU workers plus devices (docs/stencil.md, "Tile size").
 int block_for(const RunConfig& config);
 
 /// Bytes one task holds on a device at block side `block` and strip width `width`: its input and

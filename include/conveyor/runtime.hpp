@@ -90,7 +90,9 @@ struct RuntimeOptions {
   /// is enqueued only once its predecessors have completed. Off under Coherence::Naive (its copies
   /// home and back go through the host between tasks). A failure is still reported against the
   /// task that failed; tasks enqueued behind it end as cancelled ("dependent task not run").
-  int run_ahead = 8;
+  /// The default was measured on the H200 twin (docs/results/runtime.md): deeper cuts the cost of
+  /// chains of small tasks, but holds later critical-path tasks behind the lane's backlog.
+  int run_ahead = 16;
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
   /// evicted (those the queued tasks need furthest ahead first, then least recently used;

@@ -23,8 +23,8 @@
 
 #include "cholesky/cholesky.hpp"
 #include "cholesky/cholesky_cpu_kernels.hpp"
+#include "cholesky/cholesky_run.hpp"
 #include "common/blas_threads.hpp"
-#include "common/block_size.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
@@ -102,10 +102,17 @@ Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool ze
     struct AllThreadsAfter {
       ~AllThreadsAfter() { apps::common::use_all_threads_blas(); }
     } all_threads_after;
+    const auto precision =
+        std::is_same_v<T, float> ? cholesky::Precision::Single : cholesky::Precision::Double;
+    if (block <= 0) {  // the tile rule of `conveyor cholesky`, models and all
+      cholesky::RunConfig config;
+      config.n = n;
+      config.precision = precision;
+      config.runtime = options;
+      block = cholesky::block_for(config);
+    }
     Runtime rt(std::move(options));
-    if (block <= 0) block = apps::common::default_block(n, static_cast<int>(rt.workers().size()));
-    cholesky::CholeskyCodelets codelets(std::is_same_v<T, float> ? cholesky::Precision::Single
-                                                                 : cholesky::Precision::Double);
+    cholesky::CholeskyCodelets codelets(precision);
     record_failing_minor<T>(codelets, data, n, minor);
     cholesky::factorize<T>(rt, codelets, data, n, n, block);
   } catch (const UsageError&) {

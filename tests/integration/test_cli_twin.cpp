@@ -13,12 +13,15 @@ namespace {
 
 const std::string kTwin = std::string(CONVEYOR_SOURCE_DIR) + "/platforms/h200-node.json";
 
-nlohmann::json twin_row(const std::string& args) {
-  CliResult r = run_cli("cholesky " + args + " --platform " + kTwin + " --json");
+nlohmann::json platform_row(const std::string& command, const std::string& args,
+                            const std::string& platform) {
+  CliResult r = run_cli(command + " " + args + " --platform " + platform + " --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   if (r.exit_code != 0) return nlohmann::json::object();
   return nlohmann::json::parse(r.out)["results"][0];
 }
+
+nlohmann::json twin_row(const std::string& args) { return platform_row("cholesky", args, kTwin); }
 
 // Measured on one NVIDIA H200 141 GB (CUDA 13.0) with a 16-core AVX-512 Xeon host, Conveyor at
 // commit 06221f3, 2026-11-27: `conveyor cholesky --n 4096 --precision d --devices cuda:0
@@ -90,6 +93,28 @@ TEST(CliTwin, TheStencilOutOfCoreRunsNearTheLinkBound) {
     EXPECT_GT(row["evictions"].get<int>(), 0);
     EXPECT_GE(row["gbs"].get<double>(), 0.75 * 2 * kToGpuGbs * depth) << "D = " << depth;
   }
+}
+
+// QR through the same tile rule, with its own tasks. The H200 twin has no QR rates (no QR trace
+// was taken on that node), so the 4xV100 node stands in (its rates are estimates, see the file):
+// its first GPU beside the 12 cores, and all its workers, are never slower than that GPU alone,
+// and the GPU gets the same tile beside the cores as alone. The rule by worker count gave the
+// cores and the GPU 640 at n = 4096 and 1024 above, the GPU alone 1024 and 2048 (virtual time).
+TEST(CliTwin, QrOnTheCoresAndAGpuIsNeverSlowerThanOnTheGpuAlone) {
+  const std::string v100 = std::string(CONVEYOR_SOURCE_DIR) + "/platforms/4xV100-pcie3.json";
+  for (const char* precision : {"d", "s"})
+    for (int n : {4096, 8192, 16384}) {
+      const std::string args = "--n " + std::to_string(n) + " --precision " + precision;
+      auto gpu = platform_row("qr", args + " --devices cuda:0", v100);
+      auto pair = platform_row("qr", args + " --devices cpu,cuda:0", v100);
+      auto all = platform_row("qr", args + " --devices all", v100);
+      ASSERT_TRUE(gpu.contains("time_s") && pair.contains("time_s") && all.contains("time_s"))
+          << args;
+      EXPECT_EQ(pair["cpu_workers"], 12);
+      EXPECT_EQ(pair["block"], gpu["block"]) << args;
+      EXPECT_LE(pair["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
+      EXPECT_LE(all["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
+    }
 }
 
 TEST(CliTwin, DevicesPicksThePlatformsWorkersByEitherName) {

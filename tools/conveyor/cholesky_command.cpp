@@ -392,9 +392,7 @@ void run_on_this_node(const CholeskyCliOptions& o, const std::vector<ch::RunConf
                         to_string(c.runtime.coherence), r.residual, r.residual_bound));
     }
   }
-  if (!o.block_given)
-    report.add_note(
-        chosen_block_note(report.results().front(), o.n, configs.front().runtime.devices.size()));
+  if (!o.block_given) report.add_note(chosen_block_note(report.results().front(), o.n));
   report.add_note(
       "GFLOP/s = (n^3/3) / time / 1e9; time from the first submit to the end of "
       "wait_all (fastest of --repeat)");

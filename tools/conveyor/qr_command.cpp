@@ -175,10 +175,9 @@ void run_distributed(const QrCliOptions& o, const ResolvedRuntime& resolved,
     run_distributed_qr(run);
 }
 
-void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& resolved,
-               std::size_t devices) {
+void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& resolved) {
   const auto& first = report.results().front();
-  if (!o.block_given) report.add_note(chosen_block_note(first, o.n, devices));
+  if (!o.block_given) report.add_note(chosen_block_note(first, o.n));
   if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
   report.add_note(
@@ -215,7 +214,7 @@ void run_on_this_node(const QrCliOptions& o, const ResolvedRuntime& resolved,
             r.orthogonality_bound));
     }
   }
-  add_notes(report, o, resolved, configs.front().runtime.devices.size());
+  add_notes(report, o, resolved);
   emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
   if (!failures.empty()) throw ValidationError("qr: check failed: " + failures.front());
 }

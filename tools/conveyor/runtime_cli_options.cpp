@@ -46,7 +46,8 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
       .add_option("--run-ahead", o.run_ahead,
                   fmt::format("Tasks each device may enqueue behind predecessors still on its own "
                               "queues, ordered by the device instead of a host wake-up per "
-                              "dependency (0 = off; default {})",
+                              "dependency (0 = off; default {}, measured best on one GPU; with "
+                              "several devices 0 is faster: docs/runtime.md)",
                               RuntimeOptions{}.run_ahead))
       ->each([&o](const std::string&) { o.run_ahead_given = true; })
       ->option_text("N");
@@ -172,11 +173,12 @@ ResolvedRuntime resolve_runtime(const RuntimeCliOptions& o, const RuntimeCommand
   return r;
 }
 
-std::string chosen_block_note(const nlohmann::json& row, int n, std::size_t devices) {
+std::string chosen_block_note(const nlohmann::json& row, int n) {
   return fmt::format(
-      "block {} chosen for n = {} and {} workers (at least 4 sqrt(workers) tiles per side, at most "
-      "1024, or 2048 without CPU workers; --block sets it)",
-      row["block"].get<int>(), n, row["cpu_workers"].get<int>() + static_cast<int>(devices));
+      "block {} chosen for n = {} (with a device under the model scheduler, the tile the "
+      "performance models say suits the fastest devices; else at least 4 sqrt(workers) tiles per "
+      "side, at most 1024, or 2048 without CPU workers; --block sets it)",
+      row["block"].get<int>(), n);
 }
 
 nlohmann::json report_options(const RuntimeCliOptions& o) {

@@ -86,9 +86,9 @@ struct ResolvedRuntime {
 /// says where the run goes. MPI is used only when asked for (--grid, mpirun, a cluster file).
 ResolvedRuntime resolve_runtime(const RuntimeCliOptions& options, const RuntimeCommand& about);
 
-/// The report's note on a tile size chosen from n and the workers (no --block): `row` is the
-/// first result row (its block and cpu_workers), `devices` the devices it ran on.
-std::string chosen_block_note(const nlohmann::json& row, int n, std::size_t devices);
+/// The report's note on a tile size chosen by the tile rule (no --block): `row` is the first
+/// result row (its block).
+std::string chosen_block_note(const nlohmann::json& row, int n);
 
 /// The shared options as the report's "options" object records them.
 nlohmann::json report_options(const RuntimeCliOptions& options);

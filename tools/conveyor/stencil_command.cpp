@@ -143,8 +143,7 @@ void run_on_this_node(const StencilCliOptions& o, const st::RunConfig& c,
     r = st::run_stencil(shown);
   }
   report.add_result(result_row(c, r));
-  if (!o.block_given)
-    report.add_note(chosen_block_note(report.results().front(), o.n, c.runtime.devices.size()));
+  if (!o.block_given) report.add_note(chosen_block_note(report.results().front(), o.n));
   report.add_note(
       "GB/s = sweeps * 2 * 8 * n^2 bytes / time / 1e9 (each cell read and written once per sweep; "
       "halo reads not counted); time from the first submit to the end of wait_all, copies home "

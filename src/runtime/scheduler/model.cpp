@@ -97,6 +97,22 @@ class ModelScheduler final : public Scheduler {
     }
   }
 
+  void on_cancel(const Task& task, int worker) override {
+    double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
+    if (worker < 0) {  // placed ahead, never queued: its placement's load goes
+      const bool on_device =
+          task.placed_worker >= 0 && context().workers[task.placed_worker].space > 0;
+      (on_device ? loads_[task.placed_worker] : cpu_pool_).dequeue(task.priority, predicted);
+      return;
+    }
+    Load& mine = loads_[worker];  // taken, as on_start counted it, and not run
+    mine.inflight = std::max(0.0, mine.inflight - predicted);
+    if (--mine.running <= 0) {
+      mine.running = 0;
+      mine.inflight = 0;
+    }
+  }
+
   double predicted_busy(int worker) const override { return predicted_busy_[worker]; }
   std::uint64_t calibration_tasks() const override { return calibration_tasks_; }
   void reset_stats() override {

@@ -134,6 +134,27 @@ Task* Scheduler::OwnQueue::take(std::size_t i) {
   return t;
 }
 
+void Scheduler::next_in_queue(int worker, std::size_t count, std::vector<Task*>& out) {
+  out.clear();
+  const std::vector<Task*>& heap = per_worker_[worker].heap;
+  if (heap.empty() || count == 0) return;
+  // In a heap the children of entry i are entries 2i + 1 and 2i + 2, each given out after it (the
+  // standard's definition of a heap), so the next task in order is always the first of the
+  // children of those already taken: a small heap of these candidates yields them in order.
+  auto later = [&heap](std::size_t a, std::size_t b) { return Later()(heap[a], heap[b]); };
+  frontier_.assign(1, 0);
+  while (!frontier_.empty() && out.size() < count) {
+    std::pop_heap(frontier_.begin(), frontier_.end(), later);
+    const std::size_t i = frontier_.back();
+    frontier_.pop_back();
+    out.push_back(heap[i]);
+    for (std::size_t child = 2 * i + 1; child <= 2 * i + 2 && child < heap.size(); ++child) {
+      frontier_.push_back(child);
+      std::push_heap(frontier_.begin(), frontier_.end(), later);
+    }
+  }
+}
+
 Task* Scheduler::pick_local(int worker) {
   OwnQueue& q = per_worker_[worker];
   if (!prefers_local_data() || q.size() < 2) return q.take(0);

@@ -79,6 +79,10 @@ class Scheduler {
   /// execution time (CPU: the function; devices: the kernel on the stream/queue), or < 0 when it
   /// was not measured. Not called for cancelled tasks.
   virtual void on_complete(const Task& /*task*/) {}
+  /// A task placed here that will never run, cancelled after a failure upstream: taken from its
+  /// queue by `worker` (pop ran, on_complete will not), or, with `worker` < 0, placed by decide
+  /// (run-ahead: Task::placed) and never queued. Policies undo what its placement counted.
+  virtual void on_cancel(const Task& /*task*/, int /*worker*/) {}
   /// Cost-aware policies: the execution time predicted for the tasks that finished on `worker`,
   /// and how many tasks were placed only to measure a model (calibration).
   virtual double predicted_busy(int /*worker*/) const { return 0; }
@@ -90,6 +94,10 @@ class Scheduler {
   /// The tasks waiting in one worker's own queue, as a heap: the first entries hold the highest
   /// priorities. Only that worker takes from it (the runtime's prefetch looks ahead here).
   std::span<Task* const> own_queue(int worker) const { return per_worker_[worker].heap; }
+  /// The first `count` tasks of one worker's own queue in the order it gives them out (priority,
+  /// then readiness), into `out`: a walk of the heap from its top, O(count log count) whatever
+  /// the queue's length (the runtime ranks the next uses of device data at every launch).
+  void next_in_queue(int worker, std::size_t count, std::vector<Task*>& out);
   const SchedulerContext& context() const { return context_; }
 
  protected:
@@ -140,6 +148,7 @@ class Scheduler {
   SchedulerContext context_;
   KindMask present_ = 0;
   std::vector<OwnQueue> per_worker_;
+  std::vector<std::size_t> frontier_;  // next_in_queue's heap of candidate entries
   Queue pools_[kMasks];
   /// Per pool mask: the one worker able to take from it when that is a device (one device of the
   /// kinds asked for), else -1. Such tasks go to its own queue instead, where the device's driver

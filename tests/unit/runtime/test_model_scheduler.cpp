@@ -6,12 +6,16 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "conveyor/calibration.hpp"
+#include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "runtime/perfmodel/models.hpp"
 #include "scratch_dir.hpp"
@@ -53,7 +57,8 @@ Codelet work(double cpu_ms, double device_ms) {
 struct Synthetic {
   double cpu_ms = 10, device_ms = 1;
   double latency_us = 1, bw_gbs = 1000;
-  int spikes = 0;  // device samples measured at 100x
+  int spikes = 0;                          // device samples measured at 100x
+  double big_cpu_s = 0, big_device_s = 0;  // > 0: also "big" on one vector, there
 };
 
 // Models of "work" on (gate, x) or (x) buffers, as if measured on this machine.
@@ -68,6 +73,12 @@ std::filesystem::path write_models(const std::string& name, const Synthetic& s, 
   for (int i = 0; i < 20; ++i) {
     m.record("work", "cpu", shape, s.cpu_ms * 1e-3);
     m.record("work", "emu:0", shape, s.device_ms * 1e-3 * (i < s.spikes ? 100 : 1));
+  }
+  const std::vector<std::size_t> one{kElems * sizeof(double)};
+  TaskShape big{runtime::perfmodel::footprint(one), one[0], 0};
+  for (int i = 0; i < 20; ++i) {
+    if (s.big_cpu_s > 0) m.record("big", "cpu", big, s.big_cpu_s);
+    if (s.big_device_s > 0) m.record("big", "emu:0", big, s.big_device_s);
   }
   m.links()["emu:0"] = {s.latency_us, s.bw_gbs, "measured"};
   auto path = temp_dir() / (name + ".json");
@@ -91,8 +102,8 @@ struct Counts {
 
 // kTasks independent tasks made ready at once (they wait on a host access to a gate), so that
 // every placement is decided from the injected models, before any measurement comes back.
-Counts run_gated(const RuntimeOptions& o, const Synthetic& s) {
-  auto rt = test::make_emulated_runtime(o);
+Counts run_gated_on(Runtime& runtime, const Synthetic& s) {
+  Runtime* rt = &runtime;
   double gate_value = 0;
   std::vector<std::vector<double>> xs(kTasks, std::vector<double>(kElems, 0.0));
   Data gate = rt->register_vector(&gate_value, 1, "gate");
@@ -106,8 +117,12 @@ Counts run_gated(const RuntimeOptions& o, const Synthetic& s) {
   rt->wait_all();
   for (const auto& x : xs) EXPECT_EQ(x[0], 1.0);
   RuntimeStats st = rt->stats();
-  EXPECT_EQ(st.scheduler, o.scheduler);
   return {st.workers[0].tasks, st.workers[1].tasks, st.calibration_tasks};
+}
+Counts run_gated(const RuntimeOptions& o, const Synthetic& s) {
+  auto rt = test::make_emulated_runtime(o);
+  EXPECT_EQ(rt->stats().scheduler, o.scheduler);
+  return run_gated_on(*rt, s);
 }
 
 class ModelScheduler : public ::testing::TestWithParam<const char*> {};
@@ -258,6 +273,95 @@ TEST(ModelReadyScheduler, DeviceTakesQueuedTasksWithDataInPlaceFirst) {
   std::vector<int> plain = device_order("model");
   ASSERT_EQ(plain.size(), 8u);
   EXPECT_EQ(plain[0], 0);
+}
+
+// Run-ahead and the model's bookkeeping. A runtime with one CPU worker and one emulated device
+// whose lane is held until `go`; a failing device task on `p` is taken before anything else is
+// submitted (its input is being copied in when this returns).
+// Members in this order: the promise goes first (a lane still held is let go), then the runtime,
+// then the vector it may still write home.
+struct FailingLane {
+  std::vector<double> p = std::vector<double>(kElems, 0.0);
+  Data pd;
+  std::unique_ptr<Runtime> rt;
+  std::promise<void> go;
+};
+
+std::unique_ptr<FailingLane> failing_lane(const Synthetic& s, const std::string& name) {
+  RuntimeOptions o = options(write_models(name, s, true));
+  o.run_ahead = 1;
+  o.device_tasks_in_flight = 1;  // a ready task waits while one is in flight
+  o.prefetch = false;
+  auto lane = std::make_unique<FailingLane>();
+  auto device = std::make_unique<test::EmulatedDevice>("emu:0", 1ull << 30);
+  test::EmulatedDevice* emu = device.get();
+  emu->hold(lane->go.get_future().share());
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
+  drivers.push_back(std::move(device));
+  lane->rt = runtime::RuntimeAccess::make(o, std::move(drivers));
+  lane->pd = lane->rt->register_vector(lane->p.data(), lane->p.size(), "p");
+  Codelet boom("boom");
+  boom.cuda([](const TaskContext&) { throw std::runtime_error("kaboom"); });
+  lane->rt->submit(boom, {{lane->pd, Access::ReadWrite}});
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (emu->h2d_copies_ < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_GE(emu->h2d_copies_, 1);
+  return lane;
+}
+
+Codelet big_codelet(bool on_cpu) {
+  Codelet big("big");
+  big.cuda([](const TaskContext& t) { t.data<double>(0)[0] += 1; });
+  if (on_cpu) big.cpu([](const TaskContext& t) { t.data<double>(0)[0] += 1; });
+  return big;
+}
+
+// A task queued ahead on the device behind the failing one is taken from the queue and
+// cancelled, never run. The load its placement counted must go with it: when it stayed, the
+// device looked busy for that task's 10 predicted seconds from then on, and every later task
+// went to the CPU.
+TEST(ModelScheduler, ACancelledRunAheadTaskLeavesNoLoadOnTheDevice) {
+  Synthetic s;                         // "work": device 1 ms, CPU 10 ms
+  s.big_device_s = 10;                 // "big" on one vector
+  std::vector<double> r(kElems, 0.0);  // outlives the runtime
+  auto lane = failing_lane(s, "cancelled_ahead");
+  Runtime& rt = *lane->rt;
+  Data rd = rt.register_vector(r.data(), r.size(), "r");
+  Codelet big = big_codelet(false);
+  // A ready task ahead of it in the device's queue keeps the one queued ahead there until the
+  // failure is known: then it is taken and cancelled.
+  rt.submit(big, {{rd, Access::ReadWrite}}, 5);
+  rt.submit(big, {{lane->pd, Access::ReadWrite}}, 0);
+  lane->go.set_value();
+  EXPECT_THROW(rt.wait_all(), Error);
+  EXPECT_EQ(r[0], 1.0);
+
+  rt.reset_stats();
+  Counts n = run_gated_on(rt, s);
+  EXPECT_GT(n.device, 2 * n.cpu) << n.cpu << " on the CPU, " << n.device << " on the device";
+}
+
+// A task whose predecessors are all on the device's lane is placed at once; placed on the CPUs,
+// it waits there for them, and is cancelled when the failure is known, never queued. Its load
+// must go too: when it stayed, the CPUs looked busy for its 10 predicted seconds from then on,
+// and every later task went to the device.
+TEST(ModelScheduler, ACancelledTaskPlacedAheadLeavesNoLoadOnTheCpus) {
+  Synthetic s;
+  s.cpu_ms = 1;  // "work": the CPU 10x faster
+  s.device_ms = 10;
+  s.big_cpu_s = 10;  // "big": the CPU 10x faster
+  s.big_device_s = 100;
+  auto lane = failing_lane(s, "cancelled_placed");
+  Runtime& rt = *lane->rt;
+  Codelet big = big_codelet(true);
+  rt.submit(big, {{lane->pd, Access::ReadWrite}}, 0);
+  lane->go.set_value();
+  EXPECT_THROW(rt.wait_all(), Error);
+
+  rt.reset_stats();
+  Counts n = run_gated_on(rt, s);
+  EXPECT_GT(n.cpu, 2 * n.device) << n.cpu << " on the CPU, " << n.device << " on the device";
 }
 
 TEST(ModelSchedulerDefault, AutoIsModelWithDevicesAndEagerWithout) {
