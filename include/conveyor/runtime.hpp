@@ -90,9 +90,14 @@ struct RuntimeOptions {
   /// is enqueued only once its predecessors have completed. Off under Coherence::Naive (its copies
   /// home and back go through the host between tasks). A failure is still reported against the
   /// task that failed; tasks enqueued behind it end as cancelled ("dependent task not run").
-  /// The default was measured on the H200 twin (docs/results/runtime.md): deeper cuts the cost of
-  /// chains of small tasks, but holds later critical-path tasks behind the lane's backlog.
-  int run_ahead = 16;
+  /// kRunAheadAuto (the default): 16 with one device, 0 with several. Measured on the twins
+  /// (docs/results/runtime.md): on one GPU deeper cuts the cost of chains of small tasks but holds
+  /// later critical-path tasks behind the lane's backlog, 16 best; with several devices a task run
+  /// ahead stays on its predecessor's device instead of going to the one free first, and every
+  /// depth was slower than off.
+  static constexpr int kRunAheadAuto = -1;
+  static constexpr int kRunAheadOneDevice = 16;
+  int run_ahead = kRunAheadAuto;
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are
   /// evicted (those the queued tasks need furthest ahead first, then least recently used;

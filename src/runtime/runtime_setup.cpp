@@ -31,17 +31,21 @@ Runtime::Impl::Impl(RuntimeOptions options,
   if (options_.device_tasks_in_flight < 1)
     throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
                                  options_.device_tasks_in_flight));
-  if (options_.run_ahead < 0)
-    throw UsageError(fmt::format("run_ahead must be >= 0, got {}", options_.run_ahead));
-  // Under naive coherence every task's data goes home and comes back through the host, on copies
-  // that a device's own queues do not all order (CUDA copies in on a stream of their own).
-  run_ahead_ = options_.coherence == Coherence::Naive ? 0 : options_.run_ahead;
+  if (options_.run_ahead < RuntimeOptions::kRunAheadAuto)
+    throw UsageError(
+        fmt::format("run_ahead must be >= 0 (or kRunAheadAuto), got {}", options_.run_ahead));
   options_.scheduler = resolve_scheduler(options_, !extra_drivers.empty());
   options_.max_submitted = resolve_max_submitted(options_.max_submitted);
   resume_at_ = options_.max_submitted - options_.max_submitted / 16;
   // A simulated platform's virtual times are not this machine's: kept out of its models file.
   if (!options_.platform.empty() && options_.perf_models.empty()) options_.perf_models = "none";
   const int platform_cores = open_drivers(std::move(extra_drivers));
+  // Under naive coherence every task's data goes home and comes back through the host, on copies
+  // that a device's own queues do not all order (CUDA copies in on a stream of their own).
+  run_ahead_ = options_.coherence == Coherence::Naive                ? 0
+               : options_.run_ahead != RuntimeOptions::kRunAheadAuto ? options_.run_ahead
+               : drivers_.size() == 1 ? RuntimeOptions::kRunAheadOneDevice
+                                      : 0;
   make_coherence();
   const int cpus = options_.cpus >= 0    ? options_.cpus
                    : platform_cores >= 0 ? platform_cores

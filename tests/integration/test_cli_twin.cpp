@@ -117,6 +117,20 @@ TEST(CliTwin, QrOnTheCoresAndAGpuIsNeverSlowerThanOnTheGpuAlone) {
     }
 }
 
+// The stencil through the same rule on the H200 twin (its jacobi rates: docs/simulation.md): the
+// GPU gets the same tile beside the 16 cores as alone, and all the workers are never slower.
+TEST(CliTwin, TheStencilOnAllTheWorkersIsNeverSlowerThanOnTheGpuAlone) {
+  for (int n : {8192, 16384}) {
+    const std::string args = "--n " + std::to_string(n) + " --sweeps 20";
+    auto gpu = platform_row("stencil", args + " --devices cuda:0", kTwin);
+    auto all = platform_row("stencil", args + " --devices all", kTwin);
+    ASSERT_TRUE(gpu.contains("time_s") && all.contains("time_s")) << args;
+    EXPECT_EQ(all["cpu_workers"], 16);
+    EXPECT_EQ(all["block"], gpu["block"]) << args;
+    EXPECT_LE(all["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
+  }
+}
+
 TEST(CliTwin, DevicesPicksThePlatformsWorkersByEitherName) {
   auto by_cuda = twin_row("--n 4096 --devices cuda:0");
   auto by_id = twin_row("--n 4096 --devices h200:0");

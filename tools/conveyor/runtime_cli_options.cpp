@@ -46,9 +46,10 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
       .add_option("--run-ahead", o.run_ahead,
                   fmt::format("Tasks each device may enqueue behind predecessors still on its own "
                               "queues, ordered by the device instead of a host wake-up per "
-                              "dependency (0 = off; default {}, measured best on one GPU; with "
-                              "several devices 0 is faster: docs/runtime.md)",
-                              RuntimeOptions{}.run_ahead))
+                              "dependency (0 = off; default {} with one device, measured best "
+                              "there, and 0 with several, where it was slower at every depth: "
+                              "docs/runtime.md)",
+                              RuntimeOptions::kRunAheadOneDevice))
       ->each([&o](const std::string&) { o.run_ahead_given = true; })
       ->option_text("N");
   command.add_option("--trace", o.trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")
@@ -188,7 +189,7 @@ nlohmann::json report_options(const RuntimeCliOptions& o) {
           {"repeat", o.repeat},
           {"check", o.check},
           {"device_memory", o.device_memory},
-          {"run_ahead", o.run_ahead_given ? o.run_ahead : RuntimeOptions{}.run_ahead},
+          {"run_ahead", o.run_ahead_given ? nlohmann::json(o.run_ahead) : nlohmann::json("auto")},
           {"platform", o.platform},
           {"sim_run_kernels", o.sim_run_kernels},
           {"warmup", !o.no_warmup},

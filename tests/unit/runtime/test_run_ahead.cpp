@@ -218,8 +218,42 @@ TEST(RuntimeRunAhead, TasksEnqueuedBehindAFailingTaskAreNotRunAndTheErrorNamesIt
 }
 
 TEST(RuntimeRunAhead, ANegativeDepthIsRefused) {
-  RuntimeOptions o = device_only(-1, 1);
+  RuntimeOptions o = device_only(-2, 1);
   EXPECT_THROW(Runtime rt(o), UsageError);
+}
+
+// The default (kRunAheadAuto) runs ahead with one device and not with several, where a task run
+// ahead stays on its predecessor's device instead of going to the one free first.
+TEST(RuntimeRunAhead, TheDefaultRunsAheadWithOneDeviceOnly) {
+  constexpr int kSteps = 6;
+  Codelet c = device_step();
+  auto submit_chain = [&](Runtime& rt, Data d) {
+    for (int k = 0; k < kSteps; ++k) {
+      StepArgs a{k};
+      rt.submit(c, {{d, Access::ReadWrite}}, 0, {}, bytes_of(a));
+    }
+  };
+  {
+    auto held = held_runtime(device_only(RuntimeOptions::kRunAheadAuto), false);
+    std::vector<long> v(8, 1);
+    Data d = held->rt->register_vector(v.data(), v.size(), "v");
+    submit_chain(*held->rt, d);
+    EXPECT_TRUE(wait_for_run_ahead(*held->rt, kSteps - 1));
+    held->go.set_value();
+    held->rt->wait_all();
+    EXPECT_EQ(v, std::vector<long>(8, expected_after(1, 0, kSteps)));
+  }
+  std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
+  for (const char* name : {"emu:0", "emu:1"})
+    drivers.push_back(std::make_unique<test::EmulatedDevice>(name, 1ull << 30, false, false));
+  auto rt =
+      runtime::RuntimeAccess::make(device_only(RuntimeOptions::kRunAheadAuto), std::move(drivers));
+  std::vector<long> v(8, 1);
+  Data d = rt->register_vector(v.data(), v.size(), "v");
+  submit_chain(*rt, d);
+  rt->wait_all();
+  EXPECT_EQ(rt->stats().tasks_run_ahead, 0u);
+  EXPECT_EQ(v, std::vector<long>(8, expected_after(1, 0, kSteps)));
 }
 
 }  // namespace

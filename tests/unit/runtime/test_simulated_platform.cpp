@@ -393,9 +393,9 @@ TEST(SimulatedPlatform, ModelSchedulerPredictsFromThePlatformAndUsesEveryDevice)
     EXPECT_GT(w.predicted_seconds, 0) << w.name;  // its kernels, within its busy time
     EXPECT_LE(w.predicted_seconds, w.busy_seconds * (1 + 1e-9)) << w.name;
   }
-  // More devices help (1.92x here at the default run-ahead depth 16, 1.98x at 8, 1.84x at 32;
-  // 2.06x with run-ahead off: a task that runs ahead stays on the device of its predecessors rather
-  // than the least loaded one), and the tiles come from the host
+  // More devices help (2.06x here with run-ahead off, the default with several devices; 1.98x at
+  // depth 8, 1.92x at 16, 1.84x at 32: a task that runs ahead stays on the device of its
+  // predecessors rather than the least loaded one), and the tiles come from the host
   // about once each: the rest moves between devices. The tiles that the host's cores write are
   // read from the host by every device that needs them, so the count may grow: bounded at +40 %
   // (101 -> 82 here; docs/simulation.md has the 4xV100 figures; the seed's round-robin: +152 %).
