@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "data/coherence.hpp"
+#include "unit/data/coherence_test_helpers.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor::data {
@@ -15,24 +16,6 @@ namespace {
 
 constexpr std::size_t kN = 16;
 constexpr std::size_t kBytes = kN * sizeof(int);
-
-void setup(CoherenceEngine& engine, DataState& d, std::vector<int>& v) {
-  d.elem_size = sizeof(int);
-  d.rows = v.size();
-  d.ld = v.size();
-  d.host = reinterpret_cast<char*>(v.data());
-  engine.init(d);
-}
-
-// A task using `d` with `mode` on the device: room, the copy in when needed, done.
-void use_on_device(CoherenceEngine& engine, DataState& d, Access mode) {
-  int peer = 0;
-  int r = engine.reserve_on_device(d, 1, mode);
-  ASSERT_EQ(r, CoherenceEngine::kLocal);
-  ASSERT_NE(engine.prepare_on_device(d, 1, mode, &peer, r), nullptr);
-  engine.finish_on_device(d, 1, mode);
-  engine.unpin(d, 1, r);
-}
 
 TEST(BlockReuse, EvictionsReuseTheirBlocksAndEverythingIsFreedAtTheEnd) {
   // The host vectors first: they outlive the device, whose lane may still copy from them.
@@ -44,10 +27,10 @@ TEST(BlockReuse, EvictionsReuseTheirBlocksAndEverythingIsFreedAtTheEnd) {
     CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 2 * kBytes,
                            stats, nullptr);
     std::vector<DataState> d(5);
-    for (std::size_t i = 0; i < d.size(); ++i) setup(engine, d[i], v[i]);
+    for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
     // Five vectors through room for two, three rounds: every use after the first two evicts.
     for (int round = 0; round < 3; ++round)
-      for (auto& x : d) use_on_device(engine, x, Access::Read);
+      for (auto& x : d) test::use_on_device(engine, x, Access::Read);
     EXPECT_EQ(device.allocations_, 2);  // the room's two blocks, nothing more
     EXPECT_EQ(device.frees_, 0);        // no eviction freed its block
     EXPECT_LE(engine.memory(1).used(), 2 * kBytes);
@@ -70,9 +53,9 @@ TEST(BlockReuse, AWrittenBackBlockIsReusedOnceItsCopyHasLanded) {
     CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 2 * kBytes,
                            stats, nullptr);
     std::vector<DataState> d(3);
-    for (std::size_t i = 0; i < d.size(); ++i) setup(engine, d[i], v[i]);
-    use_on_device(engine, d[0], Access::ReadWrite);
-    use_on_device(engine, d[1], Access::ReadWrite);
+    for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
+    test::use_on_device(engine, d[0], Access::ReadWrite);
+    test::use_on_device(engine, d[1], Access::ReadWrite);
     // Both Modified: the room for d[2] comes from a write-back (landed at once on this lane),
     // then from the Shared replica it leaves, given back for reuse.
     int peer = 0;

@@ -8,30 +8,13 @@
 #include <vector>
 
 #include "data/coherence.hpp"
+#include "unit/data/coherence_test_helpers.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor::data {
 namespace {
 
 constexpr std::size_t kN = 16;
-
-void setup(CoherenceEngine& engine, DataState& d, std::vector<int>& v) {
-  d.elem_size = sizeof(int);
-  d.rows = v.size();
-  d.ld = v.size();
-  d.host = reinterpret_cast<char*>(v.data());
-  engine.init(d);
-}
-
-// A task reading `d` on the device: room, the copy in when needed, done.
-void read_on_device(CoherenceEngine& engine, DataState& d) {
-  int peer = 0;
-  int r = engine.reserve_on_device(d, 1, Access::Read);
-  ASSERT_EQ(r, CoherenceEngine::kLocal);
-  engine.prepare_on_device(d, 1, Access::Read, &peer, r);
-  engine.finish_on_device(d, 1, Access::Read);
-  engine.unpin(d, 1, r);
-}
 
 // Bytes copied in for the reads a b c a b c ... through room for two vectors; `ranked`: the
 // driver ranks the reads still to come before each one, as the device worker does with its queue.
@@ -43,14 +26,14 @@ std::uint64_t cyclic_reads(bool ranked) {
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
                          2 * kN * sizeof(int), stats, nullptr);
   std::vector<DataState> d(3);
-  for (int i = 0; i < 3; ++i) setup(engine, d[i], v[i]);
+  for (int i = 0; i < 3; ++i) test::init_vector(engine, d[i], v[i]);
   std::vector<DataState*> order;
   for (int round = 0; round < 4; ++round)
     for (auto& x : d) order.push_back(&x);
   for (std::size_t i = 0; i < order.size(); ++i) {
     if (ranked)
       engine.rank_next_uses(1, std::span<DataState* const>(order.data() + i, order.size() - i));
-    read_on_device(engine, *order[i]);
+    test::use_on_device(engine, *order[i], Access::Read);
   }
   for (auto& x : d) engine.drop_replicas(x);
   RuntimeStats s;
@@ -74,18 +57,19 @@ TEST(NextUseEviction, AReplicaInUseIsNeverTakenHoweverFarItsNextUse) {
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
                          2 * kN * sizeof(int), stats, nullptr);
   DataState da, db, dc;
-  setup(engine, da, a);
-  setup(engine, db, b);
-  setup(engine, dc, c);
+  test::init_vector(engine, da, a);
+  test::init_vector(engine, db, b);
+  test::init_vector(engine, dc, c);
   // a: in use by a task in flight (pinned), and read by no queued task: furthest of all.
   int peer = 0;
   int ra = engine.reserve_on_device(da, 1, Access::Read);
   ASSERT_EQ(ra, CoherenceEngine::kLocal);
   engine.prepare_on_device(da, 1, Access::Read, &peer, ra);
-  read_on_device(engine, db);
+  test::use_on_device(engine, db, Access::Read);
   std::vector<DataState*> queued = {&dc, &db};  // b is read right after c
   engine.rank_next_uses(1, queued);
-  read_on_device(engine, dc);  // needs room: b goes, although a is needed later than b
+  test::use_on_device(engine, dc,
+                      Access::Read);  // needs room: b goes, although a is needed later than b
   EXPECT_NE(da.replicas[1].block, nullptr);
   EXPECT_EQ(db.replicas[1].block, nullptr);
   engine.finish_on_device(da, 1, Access::Read);
@@ -94,7 +78,7 @@ TEST(NextUseEviction, AReplicaInUseIsNeverTakenHoweverFarItsNextUse) {
   // successor c, which the queue reads next.
   queued = {&db, &dc};
   engine.rank_next_uses(1, queued);
-  read_on_device(engine, db);
+  test::use_on_device(engine, db, Access::Read);
   EXPECT_EQ(da.replicas[1].block, nullptr);
   EXPECT_NE(dc.replicas[1].block, nullptr);
   for (DataState* d : {&da, &db, &dc}) engine.drop_replicas(*d);

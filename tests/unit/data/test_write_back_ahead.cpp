@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "data/coherence.hpp"
+#include "unit/data/coherence_test_helpers.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor::data {
@@ -13,14 +14,6 @@ namespace {
 
 constexpr std::size_t kN = 16;
 constexpr std::size_t kBytes = kN * sizeof(int);
-
-void setup(CoherenceEngine& engine, DataState& d, std::vector<int>& v) {
-  d.elem_size = sizeof(int);
-  d.rows = v.size();
-  d.ld = v.size();
-  d.host = reinterpret_cast<char*>(v.data());
-  engine.init(d);
-}
 
 // A task adding `add` to `d` on the device, launched (its block pinned until `unpin`).
 int launch_add(CoherenceEngine& engine, DataState& d, int add) {
@@ -47,7 +40,7 @@ TEST(WriteBackAhead, StartsTheNextVictimsCopiesAndNeverOneAnEnqueuedTaskWrites) 
                          nullptr);
   engine.set_write_back_ahead(2);
   std::vector<DataState> d(4);
-  for (std::size_t i = 0; i < d.size(); ++i) setup(engine, d[i], v[i]);
+  for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
   // Least recently used first: d[0] (done), d[1] (its task still in flight), d[2] (done); all
   // three Modified on the device, the host stale.
   engine.unpin(d[0], 1, launch_add(engine, d[0], 10));
@@ -87,7 +80,7 @@ TEST(WriteBackAhead, OffWritesHomeOnlyWhatTheRoomNeeds) {
                          nullptr);
   engine.set_write_back_ahead(0);
   std::vector<DataState> d(4);
-  for (std::size_t i = 0; i < d.size(); ++i) setup(engine, d[i], v[i]);
+  for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
   for (int i = 0; i < 3; ++i) engine.unpin(d[i], 1, launch_add(engine, d[i], 10));
   EXPECT_EQ(engine.reserve_on_device(d[3], 1, Access::Read), CoherenceEngine::kNoRoom);
   EXPECT_EQ(counts(stats).write_backs, 1u);
