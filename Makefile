@@ -49,19 +49,22 @@ run: main-job
 # tests), then the whole suite (ctest; the apps' OpenCL runs on the own kernels there, the CLBlast
 # kernels only in the tests that compare the two, because CLBlast compiles its kernels on PoCL at
 # first use for about a minute per precision), then the Python package's tests (python/tests,
-# pytest, from the build tree: docs/python.md) when conveyor._core was built.
+# pytest, from the build tree: docs/python.md) when conveyor._core was built. The sanitizer runs,
+# like ctest's, keep calibration and models in the build tree (XDG_CACHE_HOME), not the user's.
 test: build
 	for p in tsan asan; do \
 	  cmake --preset $$p > /dev/null && \
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
-	  build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
+	  XDG_CACHE_HOME=$(CURDIR)/build/$$p/test-cache \
+	    build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done
 	if ninja -C build/tsan -t targets all | grep -q '^conveyor_distributed_unit_tests:'; then \
 	  cmake --build build/tsan -j $(JOBS) --target conveyor_distributed_unit_tests && \
-	  build/tsan/tests/conveyor_distributed_unit_tests || exit 1; \
+	  XDG_CACHE_HOME=$(CURDIR)/build/tsan/test-cache build/tsan/tests/conveyor_distributed_unit_tests || exit 1; \
 	fi
 	cmake --build build/asan -j $(JOBS) --target conveyor_manycore_tests
-	UBSAN_OPTIONS=print_stacktrace=1 build/asan/tests/conveyor_manycore_tests
+	UBSAN_OPTIONS=print_stacktrace=1 XDG_CACHE_HOME=$(CURDIR)/build/asan/test-cache \
+	  build/asan/tests/conveyor_manycore_tests
 	FUZZ_SECONDS=5 JOBS=$(JOBS) scripts/fuzz.sh
 	cd $(BUILD) && CONVEYOR_OPENCL_BLAS=own ctest --output-on-failure -j $(JOBS)
 	@if ls $(BUILD)/python/conveyor/_core.*.so > /dev/null 2>&1; then \
