@@ -3,6 +3,7 @@
 // registered data of its own). Waiting for a data's tasks goes through acquire (task_graph.cpp).
 #include <fmt/format.h>
 
+#include <memory>
 #include <utility>
 
 #include "conveyor/error.hpp"
@@ -27,20 +28,28 @@ void check_shape(const std::string& label, const void* ptr, std::size_t elem_siz
 std::string label_of(const std::string& name) {
   return name.empty() ? "data" : fmt::format("'{}'", name);
 }
+
+// A registration's state, before its home is set: shape, name, owner.
+std::shared_ptr<data::DataState> new_state(const void* owner, std::size_t elem_size,
+                                           std::size_t rows, std::size_t cols, std::size_t ld,
+                                           std::string name) {
+  auto state = std::make_shared<data::DataState>();
+  state->owner = owner;
+  state->elem_size = elem_size;
+  state->rows = rows;
+  state->cols = cols;
+  state->ld = ld;
+  state->name = std::move(name);
+  return state;
+}
 }  // namespace
 
 Data Runtime::Impl::register_data(void* ptr, std::size_t elem_size, std::size_t rows,
                                   std::size_t cols, std::size_t ld, std::string name,
                                   data::DataState* parent) {
   check_shape(label_of(name), ptr, elem_size, rows, cols, ld);
-  auto state = std::make_shared<data::DataState>();
-  state->owner = this;
-  state->elem_size = elem_size;
-  state->rows = rows;
-  state->cols = cols;
-  state->ld = ld;
+  auto state = new_state(this, elem_size, rows, cols, ld, std::move(name));
   state->host = static_cast<char*>(ptr);
-  state->name = std::move(name);
   state->parent = parent;
   coherence_->init(*state);
   return add_to_registry(std::move(state));
@@ -77,13 +86,7 @@ Data Runtime::Impl::register_device_data(std::string_view device, void* ptr, std
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("register {}: {}", label, e.what()));
   }
-  auto state = std::make_shared<data::DataState>();
-  state->owner = this;
-  state->elem_size = elem_size;
-  state->rows = rows;
-  state->cols = cols;
-  state->ld = ld;
-  state->name = std::move(name);
+  auto state = new_state(this, elem_size, rows, cols, ld, std::move(name));
   state->home = space;
   state->home_device = std::string(device);
   coherence_->init(*state, block);
