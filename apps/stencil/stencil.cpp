@@ -92,6 +92,17 @@ class HaloGrid {
         } catch (...) {
         }
   }
+  /// Gives up the contents of the tiles (`tiles`) and of the strips and corners (always), once
+  /// the tasks submitted so far that use them have finished: nothing of them is copied home.
+  void discard(bool tiles) {
+    auto drop = [&](std::vector<Data>& set) {
+      for (auto& d : set)
+        if (d.registered()) rt_.discard(d);
+    };
+    if (tiles) drop(handles_.tiles);
+    drop(handles_.strips);
+    drop(handles_.corners);
+  }
   HaloHandles<Data>& handles() { return handles_; }
 
  private:
@@ -145,12 +156,16 @@ Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double*
                   std::as_bytes(std::span<const TaskArgs>(&args, 1)));
         ++s.tasks;
       });
+  // The strips are the sweeps' own scratch, and so is the grid that does not hold the result:
+  // only the result's tiles are brought home.
+  s.rounds = rounds_for(sweeps, depth);
+  grid_a.discard(s.rounds % 2 == 1);
+  grid_b.discard(s.rounds % 2 == 0);
   rt.wait_all();  // writes back what is valid only on a device: counted in the time
   s.time_s = rt.seconds() - start;
   grid_a.unregister();
   grid_b.unregister();
   s.stats = rt.stats();  // after unregister, so that any final write-back is counted too
-  s.rounds = rounds_for(sweeps, depth);
   s.result = s.rounds % 2 == 0 ? a : b;
   return s;
 }

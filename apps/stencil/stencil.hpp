@@ -48,7 +48,9 @@ struct Sweeps {
 /// the other grid, in tiles of `block`, `depth` sweeps per task (temporal blocking: strips and
 /// corners `depth` wide; 1 = one sweep per task, the plain graph). Every tile of both grids and
 /// their strips (memory of their own, filled from `a` first) are registered with `rt` and
-/// unregistered before return, so the result is in host memory. Throws UsageError for a bad size
+/// unregistered before return, so the result is in host memory; the other grid and the strips are
+/// scratch, discarded rather than copied home (the other grid holds an earlier sweep, or what it
+/// held before, afterwards). Throws UsageError for a bad size
 /// (depth below 1 or wider than the narrowest tile), Error when a task fails.
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
                   int block, int sweeps, const Coefficients& c, int depth = 1);

@@ -359,6 +359,17 @@ class Runtime {
   /// device memory for data whose home is a device), frees its other replicas (device ones into
   /// the allocation cache) and invalidates every handle to it.
   void unregister(Data& data);
+  /// Gives up the contents of `data`: waits for the tasks submitted so far that use it, then drops
+  /// its device replicas without copying anything home, so that neither wait_all nor unregister
+  /// moves it (as StarPU's starpu_data_invalidate). The user's memory keeps whatever it held last,
+  /// maybe an older version; a later task must write it whole (Access::Write) before anything
+  /// reads it. For scratch data such as an iteration's second buffer or halo strips. Data whose
+  /// home is a device keeps its home as it is (only the wait).
+  ///
+  ///   rt.submit(sweep, {{a, Access::Read}, {b, Access::Write}});  // ... b is scratch from here
+  ///   rt.discard(b);
+  ///   rt.wait_all();                                               // copies a home, not b
+  void discard(const Data& data);
 
   /// Submits a task. It runs after the earlier tasks it conflicts with (RAW, WAR, WAW on the same
   /// data); higher `priority` first among ready tasks. `args` (at most 64 bytes) are copied and

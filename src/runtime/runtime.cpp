@@ -201,6 +201,12 @@ TileGrid Runtime::partition(const Data& matrix, std::size_t tile_rows, std::size
 }
 void Runtime::unpartition(TileGrid& grid) { impl_->unpartition(grid); }
 void Runtime::unregister(Data& data) { impl_->unregister(data); }
+void Runtime::discard(const Data& data) {
+  // An acquire for writing whole: it waits for the data's users and leaves the host replica the
+  // valid one (every device replica invalid) without a copy; released at once.
+  const bool on_device_home = !data.home_device().empty();
+  impl_->release(impl_->acquire(data, Access::Write, !on_device_home));
+}
 bool Runtime::pin_host(void* ptr, std::size_t bytes) { return impl_->pin_host(ptr, bytes); }
 void Runtime::unpin_host(void* ptr) { impl_->unpin_host(ptr); }
 TaskId Runtime::submit(const Codelet& codelet, std::span<const DataAccess> accesses, int priority,

@@ -68,6 +68,8 @@ TEST_P(StencilTiles, OnlyTheStripsCrossBesideTheGrid) {
   const int n = 40, block = 16, t = 3;  // ragged: the last tiles 8 wide
   Sweeps s = expect_exact(rt, n, block, 1);
   EXPECT_EQ(s.stats.h2d_bytes, 8u * (n * n + 4 * (t - 1) * n));
+  // Home comes the result alone: the first grid and every strip are scratch, discarded.
+  EXPECT_EQ(s.stats.d2h_bytes, 8u * n * n);
 }
 
 TEST_P(StencilTiles, OutOfCoreSmallestRoomStaysExact) {

@@ -103,6 +103,20 @@ TEST(DeviceHome, TasksOnTheHomeDeviceUseItInPlace) {
   EXPECT_EQ(rig.rt->stats().total_copies(), 0u);
 }
 
+TEST(DeviceHome, DiscardLeavesTheHomeAsItIs) {
+  Rig rig = make_rig(offload({"add_one"}));
+  auto block = home_block(*rig.devices[0]);
+  Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
+  Codelet add_one = test::add_one_codelet();
+  rig.rt->submit(add_one, {{x, Access::ReadWrite}});
+  TaskId last = rig.rt->submit(add_one, {{x, Access::ReadWrite}});
+  rig.rt->discard(x);
+  EXPECT_TRUE(rig.rt->finished(last));
+  rig.rt->unregister(x);
+  EXPECT_EQ(rig.rt->stats().total_copies(), 0u);
+  for (std::size_t i = 0; i < kN; ++i) ASSERT_EQ(ints(block)[i], static_cast<int>(i) + 2);
+}
+
 TEST(DeviceHome, ACpuTaskReadingItCopiesItOutOnce) {
   Rig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);

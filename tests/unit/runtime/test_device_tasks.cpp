@@ -127,6 +127,46 @@ TEST_P(RuntimeDeviceTasksPerDevice, UnregisterAndAcquireBringTheLatestDataHome) 
   EXPECT_FALSE(dx.registered());
 }
 
+TEST_P(RuntimeDeviceTasksPerDevice, DiscardedDataIsNotCopiedHome) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  std::vector<int> x(64, 1), y(64, 1);
+  Data dx = rt->register_vector(x.data(), x.size(), "x");
+  Data dy = rt->register_vector(y.data(), y.size(), "y");
+  Codelet scale = test::scale_codelet();
+  TaskId last = 0;
+  for (int k = 0; k < 3; ++k) {
+    rt->submit(scale, {{dx, Access::ReadWrite}});
+    last = rt->submit(scale, {{dy, Access::ReadWrite}});
+  }
+  rt->discard(dy);
+  EXPECT_TRUE(rt->finished(last));  // it waited for the tasks that use y
+  rt->wait_all();
+  EXPECT_EQ(x[63], 8);
+  EXPECT_EQ(y[63], 1);  // the device's 8 never came home
+  RuntimeStats s = rt->stats();
+  EXPECT_EQ(s.d2h_copies, 1u);  // x alone
+  EXPECT_EQ(s.d2h_bytes, x.size() * sizeof(int));
+  rt->unregister(dy);
+  EXPECT_EQ(rt->stats().d2h_copies, 1u);
+}
+
+TEST_P(RuntimeDeviceTasksPerDevice, DiscardedDataWrittenAgainComesHome) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  std::vector<int> x(16, 3);
+  Data dx = rt->register_vector(x.data(), x.size(), "x");
+  Codelet scale = test::scale_codelet();
+  rt->submit(scale, {{dx, Access::ReadWrite}});
+  rt->discard(dx);
+  {
+    HostAccess h = rt->acquire(dx, Access::Write);
+    for (std::size_t i = 0; i < x.size(); ++i) h.as<int>()[i] = 5;
+  }
+  rt->submit(scale, {{dx, Access::ReadWrite}});
+  rt->unregister(dx);
+  EXPECT_EQ(x[0], 10);
+  EXPECT_EQ(x[15], 10);
+}
+
 TEST_P(RuntimeDeviceTasksPerDevice, TilesOfAMatrixMoveWithTheirLeadingDimension) {
   auto rt = make_runtime(options(Coherence::Coherent));
   const std::size_t n = 6, ld = 8;
