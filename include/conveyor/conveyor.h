@@ -87,7 +87,7 @@ typedef struct conveyor_options {
   const char* coherence;
   /* "host-staged" (default), "peer-copy" or "peer-direct" (docs/runtime.md). */
   const char* device_copy;
-  /* Tasklets each device keeps enqueued ahead (default 4). */
+  /* Tasklets each device keeps enqueued ahead; -1 (default): 8 with one device, 4 with more. */
   int device_tasks_in_flight;
   /* Bytes each device may allocate; 0 = its memory. */
   uint64_t device_memory_limit;

@@ -82,8 +82,17 @@ struct RuntimeOptions {
   std::vector<std::string> offload;
   Coherence coherence = Coherence::Coherent;
   DeviceCopy device_copy = DeviceCopy::HostStaged;
-  /// Tasks each device driver keeps enqueued ahead of the device (copies and kernels).
-  int device_tasks_in_flight = 4;
+  /// Tasks each device driver keeps enqueued ahead of the device (copies and kernels). The host
+  /// hears of a completion some time after it (on the H200 node measured, 98 us), so a device
+  /// whose tasks are short idles unless enough are enqueued to cover that; more than needed makes
+  /// a task that becomes ready later (the critical path) wait behind them, and with several
+  /// devices commits tasks to a lane early instead of to the device free first. kInFlightAuto
+  /// (default): kInFlightOneDevice with one device, kInFlightSeveral with more (measured on the
+  /// simulated nodes: docs/results/runtime.md, "Tasks in flight"); options() gives the value used.
+  int device_tasks_in_flight = kInFlightAuto;
+  static constexpr int kInFlightAuto = -1;
+  static constexpr int kInFlightOneDevice = 8;
+  static constexpr int kInFlightSeveral = 4;
   /// Run-ahead: how many tasks each device driver may enqueue behind predecessors still on its
   /// own lane (their completion not yet seen by the host), ordered by the device's queues instead
   /// of a host wake-up per dependency; they come on top of device_tasks_in_flight. 0 = off: a task

@@ -36,7 +36,8 @@ std::vector<std::string> split_list(const char* text) {
 conveyor::RuntimeOptions to_runtime_options(const conveyor_options& o) {
   conveyor::RuntimeOptions options;
   require(o.cpus >= -1, "options.cpus must be -1 (one per core), 0 or more");
-  require(o.device_tasks_in_flight >= 1, "options.device_tasks_in_flight must be at least 1");
+  require(o.device_tasks_in_flight >= 1 || o.device_tasks_in_flight == -1,
+          "options.device_tasks_in_flight must be at least 1, or -1 (the default by device count)");
   options.cpus = o.cpus;
   options.pin = o.pin != 0;
   options.devices = split_list(o.devices);

@@ -28,8 +28,9 @@ Runtime::Impl::Impl(RuntimeOptions options,
     : options_(std::move(options)), epoch_(std::chrono::steady_clock::now()) {
   if (options_.cpus < -1)
     throw UsageError(fmt::format("cpus must be >= -1, got {}", options_.cpus));
-  if (options_.device_tasks_in_flight < 1)
-    throw UsageError(fmt::format("device_tasks_in_flight must be >= 1, got {}",
+  if (options_.device_tasks_in_flight < 1 &&
+      options_.device_tasks_in_flight != RuntimeOptions::kInFlightAuto)
+    throw UsageError(fmt::format("device_tasks_in_flight must be >= 1 (or kInFlightAuto), got {}",
                                  options_.device_tasks_in_flight));
   if (options_.run_ahead < RuntimeOptions::kRunAheadAuto)
     throw UsageError(
@@ -46,6 +47,9 @@ Runtime::Impl::Impl(RuntimeOptions options,
                : options_.run_ahead != RuntimeOptions::kRunAheadAuto ? options_.run_ahead
                : drivers_.size() == 1 ? RuntimeOptions::kRunAheadOneDevice
                                       : 0;
+  if (options_.device_tasks_in_flight == RuntimeOptions::kInFlightAuto)
+    options_.device_tasks_in_flight = drivers_.size() == 1 ? RuntimeOptions::kInFlightOneDevice
+                                                           : RuntimeOptions::kInFlightSeveral;
   make_coherence();
   const int cpus = options_.cpus >= 0    ? options_.cpus
                    : platform_cores >= 0 ? platform_cores
