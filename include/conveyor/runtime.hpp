@@ -99,13 +99,17 @@ struct RuntimeOptions {
   /// is enqueued only once its predecessors have completed. Off under Coherence::Naive (its copies
   /// home and back go through the host between tasks). A failure is still reported against the
   /// task that failed; tasks enqueued behind it end as cancelled ("dependent task not run").
-  /// kRunAheadAuto (the default): 16 with one device, 0 with several. Measured on the twins
-  /// (docs/results/runtime.md): on one GPU deeper cuts the cost of chains of small tasks but holds
-  /// later critical-path tasks behind the lane's backlog, 16 best; with several devices a task run
-  /// ahead stays on its predecessor's device instead of going to the one free first, and every
-  /// depth was slower than off.
+  /// kRunAheadAuto (the default): 16 deep; with several devices, a lane also takes a task ahead
+  /// only while it holds less predicted work (model scheduler) than its device's round trip, the
+  /// time from the end of its work to the host learning of it (DeviceDriver::completion_seconds:
+  /// a simulated platform's complete_us; real drivers do not report one yet, so nothing runs
+  /// ahead on several of them). Measured on the twins (docs/results/runtime.md): on one GPU deeper
+  /// cuts the cost of chains of small tasks but holds later critical-path tasks behind the lane's
+  /// backlog, 16 best; with several devices a task bound early to its predecessor's device cannot
+  /// go to the one free first once it is ready, and every fixed depth was slower than off on the
+  /// 4xV100 node, which models no round trip.
   static constexpr int kRunAheadAuto = -1;
-  static constexpr int kRunAheadOneDevice = 16;
+  static constexpr int kRunAheadDefaultDepth = 16;
   int run_ahead = kRunAheadAuto;
   /// Bytes each device may allocate for replicas; 0 = the device's memory. Device memory is a
   /// cache of the host: when a task's buffers do not fit, replicas no task in flight uses are

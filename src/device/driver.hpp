@@ -133,6 +133,11 @@ class DeviceDriver {
   /// A simulated device's platform models (null for real devices). Its copies and kernels share
   /// one in-order lane, so a model scheduler counts a task's copies in the device's load too.
   virtual const ModelledCosts* modelled_costs() const { return nullptr; }
+  /// Seconds from the end of the work enqueued on the device to the runtime learning of it (the
+  /// host's wake-up on the completion): the round trip that releases a dependent task, which
+  /// run-ahead hides. < 0 when not known (real devices so far); a simulated platform's
+  /// complete_us.
+  virtual double completion_seconds() const { return -1; }
   /// The run's trace (RuntimeOptions::trace): a simulated platform adds its link tracks there.
   virtual void attach_trace(Trace* /*trace*/) {}
 

@@ -44,23 +44,34 @@ void Runtime::Impl::note_on_lane(Worker& w, Task* t) {
 
 void Runtime::Impl::try_run_ahead(Task* t) {
   if (t->kind != Task::Kind::Compute || t->cancelled || t->ahead != Task::Ahead::None ||
-      t->placed || t->pending == 0 || t->on_lane != t->pending || t->lane < 0)
+      t->pending == 0 || t->on_lane != t->pending || t->lane < 0)
     return;
   Worker& w = *workers_[t->lane];
   if (w.ahead >= run_ahead_ || !t->codelet->has(w.desc.kind)) return;
+  if (lanes_bounded_ && !lane_needs_more(w)) return;
   runtime::scheduler::Placement p = scheduler_->decide(*t);
   const bool here =
       p.worker == w.index || (p.worker < 0 && (p.mask & runtime::scheduler::bit(w.desc.kind)));
-  if (!here) {  // the policy wants it elsewhere: it goes there once ready, as usual
-    t->placed = true;
-    t->placed_worker = p.worker;
-    t->placed_mask = p.mask;
+  if (!here) {
+    // The policy wants it elsewhere now, before it is ready: it is placed anew once it is (by
+    // then another worker may be free first, or this lane may be).
+    scheduler_->withdraw(*t, p);
     return;
   }
   t->ahead = Task::Ahead::Queued;
   t->ahead_worker = w.index;
   ++w.ahead;
   wake(scheduler_->enqueue(t, {w.index, 0}));
+}
+
+bool Runtime::Impl::lane_needs_more(Worker& w) const {
+  // The lane runs dry before the host can release the task only while it holds less work than
+  // the device's round trip; beyond that the task gains nothing by being bound to this device
+  // now, and another device may be free first once it is ready. Without a known round trip or a
+  // policy that predicts the lane's work, nothing runs ahead.
+  const double round_trip = w.driver->completion_seconds();
+  const double lane = scheduler_->started_seconds(w.index);
+  return round_trip > 0 && lane >= 0 && lane < round_trip;
 }
 
 }  // namespace conveyor

@@ -158,6 +158,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// Queues `t` for the device whose lane holds all its unfinished predecessors, when that
   /// device can run it, the scheduler would place it there, and the depth allows.
   void try_run_ahead(runtime::Task* t);
+  bool lane_needs_more(Worker& w) const;
   /// Under mutex_ (released meanwhile), before the tasks of `done` are completed: the data they
   /// wrote that no later task uses, marked for an early write-back
   /// (RuntimeOptions::early_write_back) to be enqueued by the caller without the lock.
@@ -243,6 +244,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   int open_acquires_ = 0;
   bool stop_ = false;
   int run_ahead_ = 0;  ///< RuntimeOptions::run_ahead, 0 where it does not apply
+  /// The default depth with several devices: a lane takes tasks ahead only while it holds less
+  /// predicted work than its device's round trip (lane_needs_more).
+  bool lanes_bounded_ = false;
   std::string first_error_;
   std::uint64_t failed_ = 0;
   std::uint64_t cancelled_ = 0;

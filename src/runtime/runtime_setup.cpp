@@ -43,10 +43,15 @@ Runtime::Impl::Impl(RuntimeOptions options,
   const int platform_cores = open_drivers(std::move(extra_drivers));
   // Under naive coherence every task's data goes home and comes back through the host, on copies
   // that a device's own queues do not all order (CUDA copies in on a stream of their own).
-  run_ahead_ = options_.coherence == Coherence::Naive                ? 0
-               : options_.run_ahead != RuntimeOptions::kRunAheadAuto ? options_.run_ahead
-               : drivers_.size() == 1 ? RuntimeOptions::kRunAheadOneDevice
-                                      : 0;
+  // The default: 16 deep (measured best with one device). With several, a task bound to its
+  // predecessors' device early cannot go to the device free first once it is ready, so a lane
+  // takes tasks ahead only while it holds less predicted work than its device's round trip
+  // (nothing on a device whose round trip is not known: docs/runtime.md, "Run-ahead").
+  const bool automatic = options_.run_ahead == RuntimeOptions::kRunAheadAuto;
+  run_ahead_ = options_.coherence == Coherence::Naive ? 0
+               : automatic                            ? RuntimeOptions::kRunAheadDefaultDepth
+                                                      : options_.run_ahead;
+  lanes_bounded_ = automatic && drivers_.size() > 1;
   if (options_.device_tasks_in_flight == RuntimeOptions::kInFlightAuto)
     options_.device_tasks_in_flight = drivers_.size() == 1 ? RuntimeOptions::kInFlightOneDevice
                                                            : RuntimeOptions::kInFlightSeveral;

@@ -32,9 +32,6 @@ void Task::reset() {
   lane_of = -1;
   on_lane = 0;
   lane = -1;
-  placed = false;
-  placed_worker = -1;
-  placed_mask = 0;
 }
 
 Task* TaskPool::get() {

@@ -71,11 +71,6 @@ struct Task {
   int on_lane = 0;
   int lane = -1;
   static constexpr int kMixedLanes = -2;
-  /// The scheduler placed it while it waited on a lane, elsewhere than that lane's worker: it
-  /// goes there when ready (Placement's worker and mask).
-  bool placed = false;
-  int placed_worker = -1;
-  unsigned placed_mask = 0;
 
   /// Name for messages and the trace: the given name, else the codelet's.
   const std::string& label() const;

@@ -165,8 +165,6 @@ void Runtime::Impl::complete(Task* t, bool failed) {
           s->granted = true;
           notify_user();
         } else if (s->cancelled) {
-          // Placed while it waited on a lane (run-ahead), it never reaches a queue.
-          if (s->placed) scheduler_->on_cancel(*s, -1);
           ++cancelled_;
           ready_stack_.push_back(s);
         } else {

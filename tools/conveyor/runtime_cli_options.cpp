@@ -46,10 +46,10 @@ void add_worker_options(CLI::App& command, RuntimeCliOptions& o, const RuntimeCo
       .add_option("--run-ahead", o.run_ahead,
                   fmt::format("Tasks each device may enqueue behind predecessors still on its own "
                               "queues, ordered by the device instead of a host wake-up per "
-                              "dependency (0 = off; default {} with one device, measured best "
-                              "there, and 0 with several, where it was slower at every depth: "
-                              "docs/runtime.md)",
-                              RuntimeOptions::kRunAheadOneDevice))
+                              "dependency (0 = off; default {}, measured best with one device; "
+                              "with several, only while a device's queue holds less work than "
+                              "its round trip to the host: docs/runtime.md)",
+                              RuntimeOptions::kRunAheadDefaultDepth))
       ->each([&o](const std::string&) { o.run_ahead_given = true; })
       ->option_text("N");
   command.add_option("--trace", o.trace, "Write a Chrome trace (conveyor plot FILE -o gantt.png)")

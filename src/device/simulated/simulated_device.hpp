@@ -43,6 +43,7 @@ class SimulatedDevice final : public DeviceDriver {
   void drain_trace(std::vector<TimedOp>& out) override;
   VirtualClock* virtual_clock() override { return &platform_->clock(); }
   const ModelledCosts* modelled_costs() const override { return platform_.get(); }
+  double completion_seconds() const override { return spec_.complete_us * 1e-6; }
   void attach_trace(Trace* trace) override { platform_->attach_trace(trace); }
   void copy_to_host(const HostRegion& dst, const void* src) override;
 

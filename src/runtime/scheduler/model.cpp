@@ -99,12 +99,6 @@ class ModelScheduler final : public Scheduler {
 
   void on_cancel(const Task& task, int worker) override {
     double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
-    if (worker < 0) {  // placed ahead, never queued: its placement's load goes
-      const bool on_device =
-          task.placed_worker >= 0 && context().workers[task.placed_worker].space > 0;
-      (on_device ? loads_[task.placed_worker] : cpu_pool_).dequeue(task.priority, predicted);
-      return;
-    }
     Load& mine = loads_[worker];  // taken, as on_start counted it, and not run
     mine.inflight = std::max(0.0, mine.inflight - predicted);
     if (--mine.running <= 0) {
@@ -112,6 +106,27 @@ class ModelScheduler final : public Scheduler {
       mine.inflight = 0;
     }
   }
+
+  // A decision for a task not ready yet that the runtime does not act on: its load, and its
+  // calibration turn, go; it is placed anew once ready.
+  void withdraw(Task& task, Placement p) override {
+    const auto& workers = context().workers;
+    const bool on_device = p.worker >= 0 && workers[p.worker].space > 0;
+    double predicted = std::max(task.predicted_seconds, 0.0) + task.predicted_copy_seconds;
+    (on_device ? loads_[p.worker] : cpu_pool_).dequeue(task.priority, predicted);
+    if (task.calibration) {
+      auto cpu = std::find_if(workers.begin(), workers.end(),
+                              [](const WorkerDesc& w) { return w.space == 0; });
+      const std::string& device = on_device ? workers[p.worker].device : cpu->device;
+      --calibrating_[device];
+      --calibration_tasks_;
+      task.calibration = false;
+    }
+    task.predicted_seconds = -1;
+    task.predicted_copy_seconds = 0;
+  }
+
+  double started_seconds(int worker) const override { return loads_[worker].started(now()); }
 
   double predicted_busy(int worker) const override { return predicted_busy_[worker]; }
   std::uint64_t calibration_tasks() const override { return calibration_tasks_; }

@@ -10,6 +10,11 @@ class RoundRobinScheduler final : public Scheduler {
  public:
   using Scheduler::Scheduler;
 
+  // A deal the runtime does not act on (run-ahead's, for a task not ready yet) gives the turn back.
+  void withdraw(Task& /*task*/, Placement p) override {
+    if (p.worker >= 0 && static_cast<std::size_t>(p.worker) == next_) next_ = dealt_from_;
+  }
+
  protected:
   Placement place(Task& task) override {
     KindMask can = runnable(*task.codelet);
@@ -17,6 +22,7 @@ class RoundRobinScheduler final : public Scheduler {
         (can & device_kinds()) != 0 && (context().offload.empty() || offloaded(*task.codelet));
     if (eligible) {
       const auto& workers = context().workers;
+      dealt_from_ = next_;
       for (std::size_t tries = 0; tries < workers.size(); ++tries) {
         next_ = (next_ + 1) % workers.size();
         if (workers[next_].space != 0 && (can & bit(workers[next_].kind)))
@@ -28,6 +34,7 @@ class RoundRobinScheduler final : public Scheduler {
 
  private:
   std::size_t next_ = 0;
+  std::size_t dealt_from_ = 0;  // next_ before the last deal
 };
 
 }  // namespace

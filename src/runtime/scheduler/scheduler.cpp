@@ -86,10 +86,7 @@ void Scheduler::check(const device::CodeletImpl& codelet) const {
         codelet.name, device_kinds() == 0 ? " (there are none)" : ""));
 }
 
-Placement Scheduler::push(Task* task) {
-  if (task->placed) return enqueue(task, {task->placed_worker, task->placed_mask});
-  return enqueue(task, decide(*task));
-}
+Placement Scheduler::push(Task* task) { return enqueue(task, decide(*task)); }
 
 Placement Scheduler::decide(Task& task) {
   Placement p = place(task);

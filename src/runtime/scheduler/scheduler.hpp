@@ -66,12 +66,16 @@ class Scheduler {
 
   /// Throws UsageError when tasks of `codelet` could never run under this policy.
   virtual void check(const device::CodeletImpl& codelet) const;
-  /// Places a ready task; returns where, so that the runtime wakes a worker that can take it. A
-  /// task placed earlier by decide (Task::placed) goes where it was placed.
+  /// Places a ready task; returns where, so that the runtime wakes a worker that can take it.
   Placement push(Task* task);
   /// The policy's placement of a task, without queueing it (run-ahead asks it for a task whose
-  /// predecessors are still on a device's lane); enqueue then puts it there, or push later.
+  /// predecessors are still on a device's lane); enqueue then puts it there, or withdraw undoes
+  /// what the decision counted (the task is pushed, and placed anew, once it is ready).
   Placement decide(Task& task);
+  virtual void withdraw(Task& /*task*/, Placement /*p*/) {}
+  /// Cost-aware policies: predicted seconds of the work `worker` has started and not finished
+  /// (on a device: what its lane still holds), or < 0 when the policy does not know.
+  virtual double started_seconds(int /*worker*/) const { return -1; }
   Placement enqueue(Task* task, Placement p);
   /// The highest-priority task this worker may take, or nullptr (then on_start follows).
   Task* pop(int worker);
@@ -80,8 +84,7 @@ class Scheduler {
   /// was not measured. Not called for cancelled tasks.
   virtual void on_complete(const Task& /*task*/) {}
   /// A task placed here that will never run, cancelled after a failure upstream: taken from its
-  /// queue by `worker` (pop ran, on_complete will not), or, with `worker` < 0, placed by decide
-  /// (run-ahead: Task::placed) and never queued. Policies undo what its placement counted.
+  /// queue by `worker` (pop ran, on_complete will not). Policies undo what its placement counted.
   virtual void on_cancel(const Task& /*task*/, int /*worker*/) {}
   /// Cost-aware policies: the execution time predicted for the tasks that finished on `worker`,
   /// and how many tasks were placed only to measure a model (calibration).

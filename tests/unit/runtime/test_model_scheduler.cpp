@@ -343,9 +343,10 @@ TEST(ModelScheduler, ACancelledRunAheadTaskLeavesNoLoadOnTheDevice) {
 }
 
 // A task whose predecessors are all on the device's lane is placed at once; placed on the CPUs,
-// it waits there for them, and is cancelled when the failure is known, never queued. Its load
-// must go too: when it stayed, the CPUs looked busy for its 10 predicted seconds from then on,
-// and every later task went to the device.
+// not on the lane, that decision is withdrawn (it is placed anew once ready), and the task is
+// cancelled when the failure is known, never queued. Its load must go too: when it stayed, the
+// CPUs looked busy for its 10 predicted seconds from then on, and every later task went to the
+// device.
 TEST(ModelScheduler, ACancelledTaskPlacedAheadLeavesNoLoadOnTheCpus) {
   Synthetic s;
   s.cpu_ms = 1;  // "work": the CPU 10x faster
