@@ -78,23 +78,13 @@ void record_failing_minor(cholesky::CholeskyCodelets& codelets, const T* matrix,
 // device's potrf failed, which reports nothing, or left L's diagonal non-finite or not positive).
 using Outcome = std::pair<long, std::string>;
 
+// The apps' factorize on the n x n matrix at `data` (its home: host memory, or a device's), with
+// the tile rule of `conveyor cholesky` when block <= 0. (0, "") when it succeeded; (k, the
+// runtime's message) when the matrix is not positive definite, k as in Outcome (a CPU potrf
+// reports the minor only for a host matrix: on a device home its buffer is a host copy of a tile).
 template <typename T>
-Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
-  const int n = static_cast<int>(a.shape(0));
-  T* data = static_cast<T*>(a.data());
-  const auto at = [&](int i, int j) -> T& { return data[static_cast<std::size_t>(j) * n + i]; };
-  nb::gil_scoped_release release;  // touches no Python object: other Python threads run meanwhile
-  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
-  // lower triangle was copied into zeros); potrf leaves the upper triangle as it is.
-  if (zero_upper)
-    for (int j = 1; j < n; ++j) std::fill(&at(0, j), &at(0, j) + j, T(0));
-  // A NaN or an infinity would reach L without any kernel failing.
-  for (int j = 0; j < n; ++j)
-    for (int i = j; i < n; ++i)
-      if (!std::isfinite(at(i, j)))
-        throw UsageError("cholesky: the matrix has a non-finite entry (" +
-                         std::to_string(static_cast<double>(at(i, j))) + " at [" +
-                         std::to_string(i) + ", " + std::to_string(j) + "])");
+Outcome run_cholesky(T* data, int n, int block, RuntimeOptions options,
+                     const cholesky::MatrixHome& home) {
   std::atomic<long> minor{0};
   try {
     // One task per worker: a multithreaded BLAS inside each would oversubscribe the cores (the
@@ -114,8 +104,8 @@ Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool ze
     }
     Runtime rt(std::move(options));
     cholesky::CholeskyCodelets codelets(precision);
-    record_failing_minor<T>(codelets, data, n, minor);
-    cholesky::factorize<T>(rt, codelets, data, n, n, block);
+    if (home.on_host()) record_failing_minor<T>(codelets, data, n, minor);
+    cholesky::factorize<T>(rt, codelets, data, n, n, block, home);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -124,6 +114,28 @@ Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool ze
     if (message.find("not positive definite") != std::string::npos) return {-1, message};
     throw;
   }
+  return {0, ""};
+}
+
+template <typename T>
+Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
+  const int n = static_cast<int>(a.shape(0));
+  T* data = static_cast<T*>(a.data());
+  const auto at = [&](int i, int j) -> T& { return data[static_cast<std::size_t>(j) * n + i]; };
+  nb::gil_scoped_release release;  // touches no Python object: other Python threads run meanwhile
+  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
+  // lower triangle was copied into zeros); potrf leaves the upper triangle as it is.
+  if (zero_upper)
+    for (int j = 1; j < n; ++j) std::fill(&at(0, j), &at(0, j) + j, T(0));
+  // A NaN or an infinity would reach L without any kernel failing.
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i)
+      if (!std::isfinite(at(i, j)))
+        throw UsageError("cholesky: the matrix has a non-finite entry (" +
+                         std::to_string(static_cast<double>(at(i, j))) + " at [" +
+                         std::to_string(i) + ", " + std::to_string(j) + "])");
+  if (Outcome failed = run_cholesky<T>(data, n, block, std::move(options), {}); failed.first != 0)
+    return failed;
   for (int j = 0; j < n; ++j)
     if (!(at(j, j) > 0) || !std::isfinite(at(j, j)))
       return {-1, "cholesky: L[" + std::to_string(j) + ", " + std::to_string(j) + "] is " +
@@ -246,38 +258,14 @@ T* device_pointer(std::uintptr_t address, const char* what) {
 }
 
 // (0, "") or (-1, the runtime's message) when the matrix is not positive definite: which leading
-// minor failed is not known on a device (a CPU worker's potrf worked on a host copy of a tile). A
-// potrf on a device reports no failure: the caller checks L's diagonal with the array's library.
+// minor failed is not known on a device. A potrf on a device reports no failure: the caller
+// checks L's diagonal with the array's library.
 template <typename T>
 Outcome cholesky_device_typed(std::uintptr_t address, int n, const std::string& device, int block,
                               RuntimeOptions options) {
   T* data = device_pointer<T>(address, "cholesky");
   nb::gil_scoped_release release;
-  try {
-    apps::common::use_single_threaded_blas();
-    struct AllThreadsAfter {
-      ~AllThreadsAfter() { apps::common::use_all_threads_blas(); }
-    } all_threads_after;
-    const auto precision =
-        std::is_same_v<T, float> ? cholesky::Precision::Single : cholesky::Precision::Double;
-    if (block <= 0) {
-      cholesky::RunConfig config;
-      config.n = n;
-      config.precision = precision;
-      config.runtime = options;
-      block = cholesky::block_for(config);
-    }
-    Runtime rt(std::move(options));
-    cholesky::CholeskyCodelets codelets(precision);
-    cholesky::factorize<T>(rt, codelets, data, n, n, block, cholesky::MatrixHome::on(device));
-  } catch (const UsageError&) {
-    throw;
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    if (message.find("not positive definite") != std::string::npos) return {-1, message};
-    throw;
-  }
-  return {0, ""};
+  return run_cholesky<T>(data, n, block, std::move(options), cholesky::MatrixHome::on(device));
 }
 
 void check_order(std::size_t n, const char* what) {
