@@ -4,7 +4,8 @@
 // CUDA implementations with plain pointers), so the results must equal a host factorisation's
 // bit for bit: the same kernels on the same values, only with ld = rows on the device. Where every
 // task runs on the device nothing goes through the host; the matrix's padding rows are never
-// written.
+// written. On a real GPU (skipped without one), a cudaMalloc'd matrix factorised by the CUDA
+// kernels agrees with the host to rounding.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -19,6 +20,8 @@
 #include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_matrix.hpp"
+#include "unit/backends/per_device.hpp"
+#include "unit/runtime/cuda_test_kernels.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor::apps {
@@ -160,6 +163,71 @@ TEST(DeviceResidentQr, EveryTaskOnTheDeviceCopiesNothingInAndMatchesTheHost) {
   for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
   qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact.data(), kN, t);
   EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
+}
+
+// ---- on a real GPU -----------------------------------------------------------------------------
+
+bool cuda_present() {
+  for (const auto& d : all_devices())
+    if (d->info().id == "cuda:0") return true;
+  return false;
+}
+
+// `a` copied into cudaMalloc'd memory, factorised there by `factorize(rt, device_matrix)` on a
+// runtime whose only workers are cuda:0's, and copied back into `a`; returns the run's stats.
+template <typename Factorize>
+RuntimeStats on_cuda(std::vector<double>& a, Factorize factorize) {
+  const std::size_t bytes = a.size() * sizeof(double);
+  std::unique_ptr<void, void (*)(void*)> block(test::cuda::device_alloc(0, bytes),
+                                               test::cuda::device_free);
+  test::cuda::copy_to_device(block.get(), a.data(), bytes);
+  RuntimeStats stats;
+  {
+    RuntimeOptions o = host_options();
+    o.cpus = 0;
+    o.devices = {"cuda:0"};
+    Runtime rt(o);
+    stats = factorize(rt, static_cast<double*>(block.get()));
+  }
+  test::cuda::copy_from_device(a.data(), block.get(), bytes);
+  return stats;
+}
+
+TEST(DeviceResidentCholesky, OnCudaTheMatrixIsFactorisedWhereItLives) {
+  if (!cuda_present()) GTEST_SKIP() << "cuda:0 is not present on this machine";
+  std::vector<double> a = spd_matrix();
+  RuntimeStats s = on_cuda(a, [](Runtime& rt, double* d_a) {
+    cholesky::CholeskyCodelets codelets(cholesky::Precision::Double);  // cuBLAS / cuSOLVER
+    return cholesky::factorize(rt, codelets, d_a, kN, kLd, kBlock, MatrixHome::on("cuda:0")).stats;
+  });
+  EXPECT_EQ(s.h2d_copies, 0u);
+  EXPECT_EQ(s.d2h_copies, 0u);
+  std::vector<double> host = host_cholesky();
+  for (int j = 0; j < kN; ++j) {
+    for (int i = j; i < kN; ++i)
+      ASSERT_NEAR(a[i + j * kLd], host[i + j * kLd], 1e-12 * kN) << "at (" << i << ", " << j << ")";
+    for (long i = kN; i < kLd; ++i) ASSERT_EQ(a[i + j * kLd], kPadding) << "padding";
+  }
+}
+
+TEST(DeviceResidentQr, OnCudaTheMatrixIsFactorisedWhereItLives) {
+  if (!cuda_present()) GTEST_SKIP() << "cuda:0 is not present on this machine";
+  std::vector<double> a = general_matrix();
+  qr::TFactors<double> t(kN, kBlock, kIb);
+  RuntimeStats s = on_cuda(a, [&](Runtime& rt, double* d_a) {
+    qr::QrCodelets codelets(qr::Precision::Double);  // its own CUDA kernels
+    return qr::factorize(rt, codelets, d_a, kN, kLd, kBlock, t, true, MatrixHome::on("cuda:0"))
+        .stats;
+  });
+  EXPECT_EQ(s.h2d_copies, 0u);
+  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
+  for (int j = 0; j < kN; ++j) {
+    std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
+    for (long i = kN; i < kLd; ++i) ASSERT_EQ(a[i + j * kLd], kPadding) << "padding";
+  }
+  qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact.data(), kN, t);
+  EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
+  EXPECT_LE(c.orthogonality, qr::orthogonality_bound<double>(kN));
 }
 
 }  // namespace
