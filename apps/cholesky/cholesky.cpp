@@ -226,7 +226,7 @@ void submit_tasks(Runtime& rt, const CholeskyCodelets& codelets, int nt, TileFn&
 
 template <typename T>
 Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int n, long ld,
-                        int block) {
+                        int block, const MatrixHome& home) {
   constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("cholesky: codelets built for " + std::string(to_string(codelets.precision)) +
@@ -235,6 +235,7 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
   if (block <= 0)
     throw UsageError("cholesky: --block must be positive (got " + std::to_string(block) + ")");
   if (ld < n) throw UsageError("cholesky: leading dimension below n");
+  common::check_home(rt, home, "cholesky");
 
   const int nt = (n + block - 1) / block;
   auto size_of = [&](int i) { return static_cast<std::size_t>(std::min(block, n - i * block)); };
@@ -247,10 +248,10 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
   try {
     for (int j = 0; j < nt; ++j)
       for (int i = j; i < nt; ++i)
-        tile(i, j) =
-            rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
-                               size_of(i), size_of(j), static_cast<std::size_t>(ld),
-                               "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
+        tile(i, j) = common::register_tile(
+            rt, home, a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
+            size_of(i), size_of(j), static_cast<std::size_t>(ld),
+            "A[" + std::to_string(i) + "," + std::to_string(j) + "]");
     // Out of core when the device memory holds fewer tiles than the lower triangle: gemm in
     // square blocks with room for the block and its two panel strips (square^2 + 2 square tiles).
     int square = 0;
@@ -284,8 +285,9 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
   return f;
 }
 
-template Factorization factorize<float>(Runtime&, const CholeskyCodelets&, float*, int, long, int);
-template Factorization factorize<double>(Runtime&, const CholeskyCodelets&, double*, int, long,
-                                         int);
+template Factorization factorize<float>(Runtime&, const CholeskyCodelets&, float*, int, long, int,
+                                        const MatrixHome&);
+template Factorization factorize<double>(Runtime&, const CholeskyCodelets&, double*, int, long, int,
+                                         const MatrixHome&);
 
 }  // namespace conveyor::apps::cholesky

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/matrix_home.hpp"
 #include "common/precision.hpp"
 #include "conveyor/codelet.hpp"
 #include "conveyor/runtime.hpp"
@@ -32,6 +33,7 @@ namespace conveyor::apps::cholesky {
 
 /// Single or double (shared by the apps, common/precision.hpp): to_string gives "single" /
 /// "double", parse_precision takes "s", "single", "float" / "d", "double".
+using common::MatrixHome;
 using common::parse_precision;
 using common::Precision;
 using common::to_string;
@@ -74,11 +76,13 @@ double gemm_flops(const TaskContext& t);
 /// lower triangle, the strict upper triangle is left as it was. Tiles are `block` x `block` (the
 /// last ones narrower when block does not divide n). The tiles are registered with `rt` one by one
 /// and unregistered at the end, so `a` holds the result on return. Resets rt's statistics first.
-/// T must match codelets.precision (float for Single, double for Double). Throws UsageError for a
-/// bad size, Error when a task fails (e.g. a tile that is not positive definite).
+/// T must match codelets.precision (float for Single, double for Double). `home`: where `a` lives,
+/// host memory (default) or one of rt's devices (each tile a strided device home there: tasks on
+/// that device use it in place, and L is left there). Throws UsageError for a bad size or a home
+/// device rt does not have, Error when a task fails (e.g. a tile that is not positive definite).
 template <typename T>
 Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int n, long ld,
-                        int block);
+                        int block, const MatrixHome& home = {});
 
 /// Number of tasks of each kind for `tiles` tiles per side: potrf t, trsm and syrk t(t-1)/2, gemm
 /// t(t-1)(t-2)/6 (seed 003: t = 32 gives 5984 tasks, 4960 of them gemm).

@@ -97,7 +97,7 @@ TaskCounts task_counts(int tiles) {
 
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
-                        TFactors<T>& t, bool backed) {
+                        TFactors<T>& t, bool backed, const MatrixHome& home) {
   constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("qr: codelets built for " + std::string(to_string(codelets.precision)) +
@@ -108,6 +108,7 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
   if (ld < n) throw UsageError("qr: leading dimension below n");
   if (t.n() != n || t.block() != block)
     throw UsageError("qr: the T factors were made for another matrix order or tile size");
+  common::check_home(rt, home, "qr");
 
   const int nt = t.tiles();
   auto width = [&](int i) { return static_cast<std::size_t>(t.width(i)); };
@@ -139,9 +140,9 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
   try {
     for (int j = 0; j < nt; ++j)
       for (int i = 0; i < nt; ++i)
-        tile(i, j) =
-            rt.register_matrix(a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
-                               width(i), width(j), static_cast<std::size_t>(ld), label("A", i, j));
+        tile(i, j) = common::register_tile(
+            rt, home, a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
+            width(i), width(j), static_cast<std::size_t>(ld), label("A", i, j));
     for (int k = 0; k < nt; ++k) {
       for (int i = k; i < nt; ++i)
         factor(i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
@@ -205,8 +206,8 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
 }
 
 template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, int, long, int,
-                                        TFactors<float>&, bool);
+                                        TFactors<float>&, bool, const MatrixHome&);
 template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, int, long, int,
-                                         TFactors<double>&, bool);
+                                         TFactors<double>&, bool, const MatrixHome&);
 
 }  // namespace conveyor::apps::qr

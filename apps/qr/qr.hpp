@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/matrix_home.hpp"
 #include "common/precision.hpp"
 #include "conveyor/codelet.hpp"
 #include "conveyor/runtime.hpp"
@@ -22,6 +23,7 @@
 
 namespace conveyor::apps::qr {
 
+using common::MatrixHome;
 using common::parse_precision;
 using common::Precision;
 using common::to_string;
@@ -54,11 +56,14 @@ struct Factorization {
 /// triangular factors in `t`, which must have been made for this n and block (its ib is the inner
 /// blocking). Every tile of `a` and `t` is registered with `rt` and unregistered before return.
 /// Resets rt's statistics first. T must match codelets.precision. `backed` = false: a simulated
-/// platform that runs no kernels, where the reflector copies V_k only need addresses. Throws
-/// UsageError for a bad size, Error when a task fails.
+/// platform that runs no kernels, where the reflector copies V_k only need addresses. `home`:
+/// where `a` lives, host memory (default) or one of rt's devices (each tile a strided device home
+/// there: tasks on that device use it in place, and R and the reflectors are left there; `t` and
+/// the V_k stay host data). Throws UsageError for a bad size or a home device rt does not have,
+/// Error when a task fails.
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
-                        TFactors<T>& t, bool backed = true);
+                        TFactors<T>& t, bool backed = true, const MatrixHome& home = {});
 
 /// Tasks of each kind for `tiles` tiles per side: geqrt t, gemqrt and tpqrt t(t-1)/2, tpmqrt
 /// (t-1)t(2t-1)/6.

@@ -328,9 +328,17 @@ class Runtime {
   ///   conveyor::Data d = rt.register_device_vector("cuda:0", x, n, "x");
   Data register_device_bytes(std::string_view device, void* device_ptr, std::size_t elem_size,
                              std::size_t count, std::string name = {});
-  /// A column-major matrix in device memory, as register_device_bytes. Device replicas are
-  /// contiguous columns, so `ld` must equal `rows` (UsageError otherwise), and partition()
-  /// refuses it: register each tile's device memory separately.
+  /// A column-major matrix in device memory, as register_device_bytes. With ld == rows the
+  /// memory is used in place. With ld > rows (a tile of a larger device matrix) the region is
+  /// strided, and device replicas are contiguous columns: the runtime then allocates the data a
+  /// contiguous block on its home device (a real allocation, counted in neither
+  /// device_memory_limit nor RuntimeStats, never evicted), fills it from the region with a
+  /// device-to-device copy now, copies it back into the region wherever a contiguous home is
+  /// brought up to date (wait_all, unregister, the runtime's end; only when a write changed it
+  /// since), and frees it at unregister. Tasks on the home device use that block; the region is
+  /// the user's again after unregister. A device that takes no outside memory cannot copy either
+  /// (UsageError). partition() refuses the matrix: register each tile's device memory separately,
+  /// with the matrix's ld.
   Data register_device_matrix_bytes(std::string_view device, void* device_ptr,
                                     std::size_t elem_size, std::size_t rows, std::size_t cols,
                                     std::size_t ld, std::string name = {});

@@ -2,11 +2,12 @@
 
 Host arrays are read through DLPack in place (numpy.from_dlpack: a view, no copy).
 Runtime.register takes an array on a CUDA device in place too, as data whose home is that device
-(require_registrable). conveyor.linalg's tile algorithms partition the matrix into tiles, which
-device memory cannot be (device replicas are contiguous, tiles of a matrix are not), so there an
-array on a CUDA device is copied to the host explicitly (by its own library: PyTorch's .cpu(),
-CuPy's .get()); the runtime then copies tiles to the devices it runs on itself. Results go back
-with the input's library and onto the input's device.
+(require_registrable). conveyor.linalg factorises a CuPy or PyTorch array on a CUDA device where it
+lives when the runtime has that GPU (gpu_home): the working copy is made on the GPU with the
+array's own library (GpuOps, the only place that names those libraries' operations) and its
+address handed to the compiled half, whose tiles are then strided device homes. Otherwise a CUDA
+array is copied to the host explicitly (PyTorch's .cpu(), CuPy's .get()), the runtime copies tiles
+to the devices it runs on itself, and results go back with the input's library onto its device.
 """
 
 import sys
@@ -99,3 +100,104 @@ def like(result, original):
     if device_type == _CPU and callable(from_dlpack):
         return from_dlpack(result)
     return result
+
+
+def gpu_home(array, devices):
+    """'cuda:K' when `array` is a CuPy array or PyTorch tensor on CUDA device K and `devices` (the
+    checked ids of a conveyor.linalg call) names cuda:K or 'all': the factorisation then runs on
+    the array where it lives. None otherwise (the host path: devices='cpu', the default, keeps a
+    CUDA array's factorisation on the host)."""
+    device = _device(array)
+    if device[0] != _CUDA or _library_name(array) not in ("cupy", "torch"):
+        return None
+    name = f"cuda:{device[1]}"
+    return name if name in devices or "all" in devices else None
+
+
+def _library_name(array):
+    return type(array).__module__.partition(".")[0]
+
+
+class GpuOps:
+    """The operations conveyor.linalg needs on a CuPy array or PyTorch tensor that stays on its
+    GPU, done by its own library on that GPU (nothing is read from the host): checks, the
+    Fortran-ordered working copy, its address, triangles, diagonals, triangular solves."""
+
+    def __init__(self, array):
+        self.name = _library_name(array)
+        self.lib = _library(array)
+        self.device_id = _device(array)[1]
+        self.torch = self.name == "torch"
+
+    def numpy_dtype(self, array):
+        """The array's dtype as NumPy names it; TypeError for one NumPy has not (bfloat16)."""
+        text = str(array.dtype)
+        try:
+            return np.dtype(text.removeprefix("torch.") if self.torch else text)
+        except TypeError:
+            raise TypeError(f"a {self.name} array of dtype {text} is not supported") from None
+
+    def _on_device(self):
+        return self.lib.cuda.device(self.device_id) if self.torch else \
+            self.lib.cuda.Device(self.device_id)
+
+    def _dtype(self, dtype):
+        return getattr(self.lib, np.dtype(dtype).name)
+
+    def fortran(self, array, dtype):
+        """A new Fortran-ordered copy of `array` (a vector or a matrix) in `dtype` on its GPU."""
+        with self._on_device():
+            if self.torch:
+                return self._empty_fortran(array.shape, dtype).copy_(array)
+            return self.lib.array(array, dtype=dtype, order="F", copy=True)
+
+    def zeros_fortran(self, rows, cols, dtype):
+        with self._on_device():
+            if self.torch:
+                return self._empty_fortran((rows, cols), dtype).zero_()
+            return self.lib.zeros((rows, cols), dtype=dtype, order="F")
+
+    def _empty_fortran(self, shape, dtype):
+        reverse = tuple(range(len(shape)))[::-1]
+        return self.lib.empty(tuple(shape)[::-1], dtype=self._dtype(dtype),
+                              device=f"cuda:{self.device_id}").permute(*reverse)
+
+    def address(self, array):
+        return int(array.data_ptr() if self.torch else array.data.ptr)
+
+    def all_finite(self, array):
+        with self._on_device():
+            return bool(self.lib.isfinite(array).all())
+
+    def lower(self, array):
+        """A copy with zeros above the diagonal."""
+        with self._on_device():
+            return self.lib.tril(array)
+
+    def upper(self, array):
+        """A copy with zeros below the diagonal."""
+        with self._on_device():
+            return self.lib.triu(array)
+
+    def positive_finite_diagonal(self, array):
+        with self._on_device():
+            d = self.lib.diagonal(array)
+            return bool(((d > 0) & self.lib.isfinite(d)).all())
+
+    def to_device(self, host):
+        """A NumPy array onto the GPU, as this library's array."""
+        with self._on_device():
+            if self.torch:
+                return self.lib.from_numpy(host).to(f"cuda:{self.device_id}")
+            return self.lib.asarray(host)
+
+    def cho_solve(self, l, b):
+        """x with L L^T x = b, by two triangular solves on the GPU (b: a vector or a matrix)."""
+        with self._on_device():
+            if self.torch:
+                columns = b.reshape(b.shape[0], -1)
+                y = self.lib.linalg.solve_triangular(l, columns, upper=False)
+                return self.lib.linalg.solve_triangular(l.mT, y, upper=True).reshape(b.shape)
+            from cupyx.scipy.linalg import solve_triangular
+            y = solve_triangular(l, b, lower=True)
+            return solve_triangular(l, y, lower=True, trans="T")

@@ -5,10 +5,11 @@ QR's own OpenCL and CUDA kernels), as one call on a matrix, with NumPy's convent
 
 Matrices may come from any DLPack producer (NumPy, PyTorch, CuPy, ...), and results come back as
 the same kind of array (docs/python.md, "Arrays from other libraries"): host memory is read in
-place (the only copy is the result, which is new as NumPy's is); a CUDA array of PyTorch or CuPy is
-copied to the host and its result copied back to its device, since the tile algorithms partition
-the matrix into tiles and device memory cannot be partitioned (device replicas are contiguous;
-with devices= the runtime copies tiles to the GPUs itself).
+place (the only copy is the result, which is new as NumPy's is). A CUDA array of PyTorch or CuPy
+is factorised on its GPU, where it lives, when the runtime has that GPU (devices="cuda:K" for an
+array on GPU K, or "all"): its working copy is made there by its own library and each tile is data
+whose home is the GPU, so tasks on that GPU copy nothing in. With devices="cpu" (the default) it
+is copied to the host, factorised there, and the result copied back to its GPU.
 
     L = conveyor.linalg.cholesky(A)                      # as numpy.linalg.cholesky(A)
     L = conveyor.linalg.cholesky(A, devices="all", offload=["gemm"])
@@ -48,6 +49,40 @@ def _runtime_arguments(what, devices, cpus, scheduler):
             _checks.text(scheduler, what, "scheduler"))
 
 
+def _gpu_stand_in(ops, array, what):
+    """A NumPy stand-in with the GPU array's shape and dtype (no memory behind it: nothing is read
+    from the GPU), through the host path's checks: 2-D, non-empty, real."""
+    stand_in = _np.lib.stride_tricks.as_strided(_np.zeros(1, dtype=ops.numpy_dtype(array)),
+                                                shape=tuple(array.shape),
+                                                strides=(0,) * array.ndim)
+    return _checks.real_matrix(stand_in, what)
+
+
+def _not_positive_definite(n, details):
+    return LinAlgError(f"cholesky: the {n} x {n} matrix is not positive definite (on a GPU the "
+                       "leading minor that failed is not known)", None, details)
+
+
+def _cholesky_on_gpu(a, home, block, devices, cpus, scheduler, offload):
+    """cholesky() of a CuPy/PyTorch array on the GPU `home`, which the runtime has: L on it."""
+    what = "cholesky"
+    ops = _arrays.GpuOps(a)
+    dtype = _checks.working_dtype(_checks.square(_gpu_stand_in(ops, a, what), what))
+    n = a.shape[0]
+    work = ops.fortran(ops.lower(a), dtype)  # zeros above the diagonal, as NumPy's L
+    if not ops.all_finite(work):
+        raise _core.UsageError(f"cholesky: the matrix has a non-finite entry in its lower "
+                               f"triangle (checked on {home})")
+    minor, details = _core.cholesky_on_device(ops.address(work), n, _np.dtype(dtype).name, home,
+                                              block, devices, cpus, scheduler, offload)
+    if minor != 0:
+        raise _not_positive_definite(n, details)
+    if not ops.positive_finite_diagonal(work):  # a potrf on a device reports no failure
+        raise _not_positive_definite(n, "L's diagonal has an entry that is not positive and "
+                                     "finite after the factorisation")
+    return work
+
+
 def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload=None):
     """The lower Cholesky factor L of a symmetric positive definite matrix (a = L L^T), by the tile
     Cholesky of `conveyor cholesky` on a runtime of its own, as numpy.linalg.cholesky returns it: a
@@ -64,19 +99,26 @@ def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload
                  syrk, gemm (a list or comma-separated text).
 
     a: a NumPy array, a list, or any DLPack producer; L is the same kind of array (a PyTorch
-    tensor for one, on its device; docs/python.md, "Arrays from other libraries").
+    tensor for one, on its device; docs/python.md, "Arrays from other libraries"). A CuPy array or
+    PyTorch tensor on CUDA GPU K is factorised there, where it lives, when `devices` names cuda:K
+    or is 'all' (its working copy made on the GPU by its library; tasks on other workers get
+    copies); with devices='cpu' it is copied to the host and L copied back to GPU K.
 
     Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when the matrix is not positive
-    definite, naming the first leading minor found not to be; conveyor.UsageError (a ValueError)
+    definite, naming the first leading minor found not to be (not known for a matrix factorised on
+    its GPU: minor is None there); conveyor.UsageError (a ValueError)
     for a matrix that is not 2-D, square, real and finite, or a bad argument; TypeError for an
     array on a device other than the host or CUDA.
     """
     what = "cholesky"
     original = a
-    a = _checks.square(_checks.real_matrix(_arrays.host_array(a, what), what), what)
     block = _checks.block(block, what)
     devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
     offload = _checks.offload(offload, what)
+    home = _arrays.gpu_home(a, devices)
+    if home is not None:
+        return _cholesky_on_gpu(a, home, block, devices, cpus, scheduler, offload)
+    a = _checks.square(_checks.real_matrix(_arrays.host_array(a, what), what), what)
     dtype = _checks.working_dtype(a)
     n = a.shape[0]
     # The runtime factorises column-major tiles in place: a Fortran-ordered copy, which is also
@@ -126,7 +168,10 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
     Q is rebuilt on the host from the stored reflectors with the CPU kernels.
 
     a: a NumPy array, a list, or any DLPack producer; Q and R are the same kind of array
-    (docs/python.md, "Arrays from other libraries").
+    (docs/python.md, "Arrays from other libraries"). A CuPy array or PyTorch tensor on CUDA GPU K
+    is factorised there, where it lives, when `devices` names cuda:K or is 'all': R never leaves
+    the GPU; Q is formed on the host from a copy of the reflectors and copied to GPU K. With
+    devices='cpu' the matrix is copied to the host and Q and R copied back to GPU K.
 
     Raises conveyor.UsageError (a ValueError) for a matrix that is not 2-D, real and finite, with
     fewer rows than columns, or a bad argument; TypeError for an array on a device other than the
@@ -137,10 +182,13 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
         raise _core.UsageError(f"qr: mode must be one of {', '.join(_QR_MODES)} (got {mode!r}); "
                                "'raw' is not supported")
     original = a
-    a = _checks.real_matrix(_arrays.host_array(a, what), what)
     block = _checks.block(block, what)
     ib = _checks.integer(ib, "qr: ib", minimum=1)
     devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
+    home = _arrays.gpu_home(a, devices)
+    if home is not None:
+        return _qr_on_gpu(a, home, mode, block, ib, devices, cpus, scheduler)
+    a = _checks.real_matrix(_arrays.host_array(a, what), what)
     m, n = a.shape
     if m < n:
         raise _core.UsageError(f"qr: the matrix must have at least as many rows as columns (got "
@@ -166,6 +214,36 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
             q = _np.array(q[:, :n], order="F")
     r = _arrays.like(r, original)
     return r if mode == "r" else (_arrays.like(q, original), r)
+
+
+def _qr_on_gpu(a, home, mode, block, ib, devices, cpus, scheduler):
+    """qr() of a CuPy/PyTorch array on the GPU `home`, which the runtime has."""
+    what = "qr"
+    ops = _arrays.GpuOps(a)
+    stand_in = _gpu_stand_in(ops, a, what)
+    m, n = a.shape
+    if m < n:
+        raise _core.UsageError(f"qr: the matrix must have at least as many rows as columns (got "
+                               f"{m} x {n}); the QR of its transpose is an LQ of it")
+    if not ops.all_finite(a):
+        raise _core.UsageError(f"qr: the matrix has a non-finite entry (checked on {home})")
+    dtype = _checks.working_dtype(stand_in)
+    # As on the host: the tile QR is square, so m > n factorises [a, 0] (qr() says why exactly).
+    if m == n:
+        work = ops.fortran(a, dtype)
+    else:
+        work = ops.zeros_fortran(m, m, dtype)
+        work[:, :n] = a
+    q = _core.qr_on_device(ops.address(work), m, _np.dtype(dtype).name, home, block, ib, devices,
+                           cpus, scheduler, want_q=mode != "r")
+    r = ops.upper(work)  # the reflectors below the diagonal become zeros
+    if m != n:
+        r = ops.fortran(r[:m if mode == "complete" else n, :n], dtype)
+    if mode == "r":
+        return r
+    if m != n and mode == "reduced":
+        q = _np.array(q[:, :n], order="F")
+    return ops.to_device(q), r
 
 
 _SOLVE_BLOCK = 256  # rows per step of the triangular solves
@@ -200,7 +278,11 @@ def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler
     b: a vector of n entries or an n x k matrix; x has b's shape. float32 when a and b both are,
     else float64. Only the lower triangle of `a` is read. assume_a: 'pos' only (other structures
     are numpy.linalg.solve's). a and b: NumPy arrays, lists or any DLPack producers; x is the
-    same kind of array as b (docs/python.md, "Arrays from other libraries").
+    same kind of array as b (docs/python.md, "Arrays from other libraries"). When a and b are
+    both CuPy arrays or both PyTorch tensors on CUDA GPU K and `devices` names cuda:K or is 'all',
+    everything runs on GPU K: L as cholesky() makes it there, the triangular solves by the
+    library's own (cupyx.scipy.linalg.solve_triangular, torch.linalg.solve_triangular). Otherwise
+    they are copied to the host, and x copied back to b's device.
 
     Raises conveyor.linalg.LinAlgError (a numpy.linalg.LinAlgError) when `a` is not positive
     definite; conveyor.UsageError (a ValueError) for arrays of the wrong shape, dtype or with
@@ -212,6 +294,10 @@ def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler
         raise _core.UsageError(f"solve: only assume_a='pos' (symmetric positive definite) is "
                                f"supported (got {assume_a!r}); numpy.linalg.solve solves general "
                                "systems")
+    home = _arrays.gpu_home(a, _checks.devices(devices, what))
+    if home is not None and _arrays.gpu_home(b, [home]) == home and type(a) is type(b):
+        return _solve_on_gpu(a, b, block=block, devices=devices, cpus=cpus,
+                             scheduler=scheduler, offload=offload)
     a = _checks.square(_checks.real_matrix(_arrays.host_array(a, what), what), what)
     original_b = b
     b = _arrays.host_array(b, "solve: b")  # TypeError for an unsupported device, as for `a`
@@ -234,3 +320,22 @@ def solve(a, b, *, assume_a="pos", block=None, devices="cpu", cpus=-1, scheduler
     _solve_lower(l, columns)
     _solve_lower_transposed(l, columns)
     return _arrays.like(x, original_b)
+
+
+def _solve_on_gpu(a, b, **keywords):
+    """solve() of a and b, arrays of one library on one GPU that the runtime has."""
+    what = "solve"
+    ops = _arrays.GpuOps(a)
+    a_stand_in = _checks.square(_gpu_stand_in(ops, a, what), what)
+    b_dtype = ops.numpy_dtype(b)
+    n = a.shape[0]
+    if b_dtype.kind not in "biuf" or b.ndim not in (1, 2) or b.shape[0] != n:
+        raise _core.UsageError(f"solve: b must be a real vector of {n} entries or a real matrix "
+                               f"of {n} rows (got shape {tuple(b.shape)}, dtype {b_dtype})")
+    if not ops.all_finite(b):
+        raise _core.UsageError("solve: b: the matrix has a non-finite entry (checked on its GPU)")
+    dtype = _checks.working_dtype(a_stand_in, _np.empty(0, dtype=b_dtype))
+    if a_stand_in.dtype != dtype:
+        a = ops.fortran(a, dtype)  # a float64 b: the whole solve in float64
+    l = cholesky(a, **keywords)
+    return ops.cho_solve(l, ops.fortran(b, dtype))

@@ -1,7 +1,8 @@
 // conveyor.linalg's compiled half: the tile Cholesky of apps/cholesky, with its built-in codelets
 // (OpenBLAS/LAPACKE on CPU workers, cuBLAS/cuSOLVER on CUDA devices, an OpenCL gemm), and the tile
 // Householder QR of apps/qr (LAPACKE on CPU workers, its own OpenCL and CUDA kernels), each on a
-// runtime of its own over a Fortran-ordered NumPy matrix, in place.
+// runtime of its own over a Fortran-ordered matrix, in place: a NumPy array, or a matrix in the
+// memory of one of the runtime's GPUs, handed over by its address.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -77,23 +78,13 @@ void record_failing_minor(cholesky::CholeskyCodelets& codelets, const T* matrix,
 // device's potrf failed, which reports nothing, or left L's diagonal non-finite or not positive).
 using Outcome = std::pair<long, std::string>;
 
+// The apps' factorize on the n x n matrix at `data` (its home: host memory, or a device's), with
+// the tile rule of `conveyor cholesky` when block <= 0. (0, "") when it succeeded; (k, the
+// runtime's message) when the matrix is not positive definite, k as in Outcome (a CPU potrf
+// reports the minor only for a host matrix: on a device home its buffer is a host copy of a tile).
 template <typename T>
-Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
-  const int n = static_cast<int>(a.shape(0));
-  T* data = static_cast<T*>(a.data());
-  const auto at = [&](int i, int j) -> T& { return data[static_cast<std::size_t>(j) * n + i]; };
-  nb::gil_scoped_release release;  // touches no Python object: other Python threads run meanwhile
-  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
-  // lower triangle was copied into zeros); potrf leaves the upper triangle as it is.
-  if (zero_upper)
-    for (int j = 1; j < n; ++j) std::fill(&at(0, j), &at(0, j) + j, T(0));
-  // A NaN or an infinity would reach L without any kernel failing.
-  for (int j = 0; j < n; ++j)
-    for (int i = j; i < n; ++i)
-      if (!std::isfinite(at(i, j)))
-        throw UsageError("cholesky: the matrix has a non-finite entry (" +
-                         std::to_string(static_cast<double>(at(i, j))) + " at [" +
-                         std::to_string(i) + ", " + std::to_string(j) + "])");
+Outcome run_cholesky(T* data, int n, int block, RuntimeOptions options,
+                     const cholesky::MatrixHome& home) {
   std::atomic<long> minor{0};
   try {
     // One task per worker: a multithreaded BLAS inside each would oversubscribe the cores (the
@@ -113,8 +104,8 @@ Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool ze
     }
     Runtime rt(std::move(options));
     cholesky::CholeskyCodelets codelets(precision);
-    record_failing_minor<T>(codelets, data, n, minor);
-    cholesky::factorize<T>(rt, codelets, data, n, n, block);
+    if (home.on_host()) record_failing_minor<T>(codelets, data, n, minor);
+    cholesky::factorize<T>(rt, codelets, data, n, n, block, home);
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -123,12 +114,45 @@ Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool ze
     if (message.find("not positive definite") != std::string::npos) return {-1, message};
     throw;
   }
+  return {0, ""};
+}
+
+template <typename T>
+Outcome factorize_in_place(Matrix& a, int block, RuntimeOptions options, bool zero_upper) {
+  const int n = static_cast<int>(a.shape(0));
+  T* data = static_cast<T*>(a.data());
+  const auto at = [&](int i, int j) -> T& { return data[static_cast<std::size_t>(j) * n + i]; };
+  nb::gil_scoped_release release;  // touches no Python object: other Python threads run meanwhile
+  // numpy.linalg.cholesky's form: L with zeros above the diagonal (already there when only the
+  // lower triangle was copied into zeros); potrf leaves the upper triangle as it is.
+  if (zero_upper)
+    for (int j = 1; j < n; ++j) std::fill(&at(0, j), &at(0, j) + j, T(0));
+  // A NaN or an infinity would reach L without any kernel failing.
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i)
+      if (!std::isfinite(at(i, j)))
+        throw UsageError("cholesky: the matrix has a non-finite entry (" +
+                         std::to_string(static_cast<double>(at(i, j))) + " at [" +
+                         std::to_string(i) + ", " + std::to_string(j) + "])");
+  if (Outcome failed = run_cholesky<T>(data, n, block, std::move(options), {}); failed.first != 0)
+    return failed;
   for (int j = 0; j < n; ++j)
     if (!(at(j, j) > 0) || !std::isfinite(at(j, j)))
       return {-1, "cholesky: L[" + std::to_string(j) + ", " + std::to_string(j) + "] is " +
                       std::to_string(static_cast<double>(at(j, j))) +
                       " after the factorisation (a potrf on a device reports no failure)"};
   return {0, ""};
+}
+
+// The runtime of one factorisation, from conveyor.linalg's keywords.
+RuntimeOptions linalg_options(nb::handle devices, int cpus, std::string scheduler,
+                              std::vector<std::string> offload = {}) {
+  RuntimeOptions options;
+  options.devices = device_list(devices);
+  options.cpus = cpus;
+  options.scheduler = std::move(scheduler);
+  options.offload = std::move(offload);
+  return options;
 }
 
 Outcome cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std::string scheduler,
@@ -138,11 +162,7 @@ Outcome cholesky_in_place(Matrix a, int block, nb::handle devices, int cpus, std
                      " x " + std::to_string(a.shape(1)) + ")");
   if (a.shape(0) == 0 || a.shape(0) > static_cast<std::size_t>(INT_MAX / 2))
     throw UsageError("cholesky: n = " + std::to_string(a.shape(0)) + " is out of range");
-  RuntimeOptions options;
-  options.devices = device_list(devices);
-  options.cpus = cpus;
-  options.scheduler = std::move(scheduler);
-  options.offload = std::move(offload);
+  RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler), std::move(offload));
   if (a.dtype() == nb::dtype<double>())
     return factorize_in_place<double>(a, block, std::move(options), zero_upper);
   if (a.dtype() == nb::dtype<float>())
@@ -156,6 +176,18 @@ struct SingleThreadedBlasWhileAlive {
   SingleThreadedBlasWhileAlive() { apps::common::use_single_threaded_blas(); }
   ~SingleThreadedBlasWhileAlive() { apps::common::use_all_threads_blas(); }
 };
+
+// An n x n Fortran-ordered NumPy array that owns `values`.
+template <typename T>
+nb::object fortran_array(std::unique_ptr<std::vector<T>> values, int n) {
+  T* data = values->data();
+  nb::capsule owner(values.get(), [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  values.release();  // the capsule owns it now
+  const auto side = static_cast<std::size_t>(n);
+  const std::size_t shape[2] = {side, side};
+  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(n)};
+  return nb::cast(nb::ndarray<nb::numpy, T>(data, 2, shape, owner, strides));
+}
 
 // The tile QR of apps/qr on `a` in place: R ends in its upper triangle (zeros written below), and,
 // when `want_q`, the explicit Q (n x n, Fortran order) is returned, else None.
@@ -191,13 +223,7 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, bool w
                 data + static_cast<std::size_t>(j) * n + n, T(0));
   }
   if (!q) return nb::none();
-  T* q_data = q->data();
-  nb::capsule owner(q.get(), [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  q.release();  // the capsule owns it now
-  const auto side = static_cast<std::size_t>(n);
-  const std::size_t shape[2] = {side, side};
-  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(n)};
-  return nb::cast(nb::ndarray<nb::numpy, T>(q_data, 2, shape, owner, strides));
+  return fortran_array(std::move(q), n);
 }
 
 nb::object qr_in_place(Matrix a, int block, int ib, nb::handle devices, int cpus,
@@ -209,14 +235,107 @@ nb::object qr_in_place(Matrix a, int block, int ib, nb::handle devices, int cpus
     throw UsageError("qr: n = " + std::to_string(a.shape(0)) + " is out of range");
   if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
   if (ib <= 0) throw UsageError("qr: ib must be positive");
-  RuntimeOptions options;
-  options.devices = device_list(devices);
-  options.cpus = cpus;
-  options.scheduler = std::move(scheduler);
+  RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler));
   if (a.dtype() == nb::dtype<double>())
     return qr_typed<double>(a, block, ib, std::move(options), want_q);
   if (a.dtype() == nb::dtype<float>())
     return qr_typed<float>(a, block, ib, std::move(options), want_q);
+  throw UsageError("qr: the matrix must hold float64 or float32");
+}
+
+// ---- matrices in device memory ----------------------------------------------------------------
+// A Fortran-ordered n x n matrix that the Python side made on a GPU (with CuPy's or PyTorch's own
+// operations) and hands over by its address: factorised where it lives, each tile a strided
+// device home on `device` (apps' MatrixHome), so its tasks on that device copy nothing in.
+
+// The matrix's address as a T*; the factorisation's registration checks that it is memory of
+// its device (CUDA: cudaPointerGetAttributes).
+template <typename T>
+T* device_pointer(std::uintptr_t address, const char* what) {
+  if (address == 0 || address % alignof(T) != 0)
+    throw UsageError(std::string(what) + ": not a device matrix address");
+  return reinterpret_cast<T*>(address);
+}
+
+// (0, "") or (-1, the runtime's message) when the matrix is not positive definite: which leading
+// minor failed is not known on a device. A potrf on a device reports no failure: the caller
+// checks L's diagonal with the array's library.
+template <typename T>
+Outcome cholesky_device_typed(std::uintptr_t address, int n, const std::string& device, int block,
+                              RuntimeOptions options) {
+  T* data = device_pointer<T>(address, "cholesky");
+  nb::gil_scoped_release release;
+  return run_cholesky<T>(data, n, block, std::move(options), cholesky::MatrixHome::on(device));
+}
+
+void check_order(std::size_t n, const char* what) {
+  if (n == 0 || n > static_cast<std::size_t>(INT_MAX / 2))
+    throw UsageError(std::string(what) + ": n = " + std::to_string(n) + " is out of range");
+}
+
+Outcome cholesky_on_device(std::uintptr_t address, std::size_t n, const std::string& dtype,
+                           const std::string& device, int block, nb::handle devices, int cpus,
+                           std::string scheduler, std::vector<std::string> offload) {
+  check_order(n, "cholesky");
+  RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler), std::move(offload));
+  const int order = static_cast<int>(n);
+  if (dtype == "float64")
+    return cholesky_device_typed<double>(address, order, device, block, std::move(options));
+  if (dtype == "float32")
+    return cholesky_device_typed<float>(address, order, device, block, std::move(options));
+  throw UsageError("cholesky: the matrix must hold float64 or float32");
+}
+
+// The tile QR of a device matrix in place: R and the reflectors stay in the device memory (the T
+// factors are host data). With `want_q`, Q is formed on the host from a host copy of the
+// reflectors that the runtime makes (acquire) and returned as NumPy (the caller moves it to the
+// GPU), else None. Zeros below R's diagonal are the caller's to write, on the device.
+template <typename T>
+nb::object qr_device_typed(std::uintptr_t address, int n, const std::string& device, int block,
+                           int ib, RuntimeOptions options, bool want_q) {
+  namespace qr = apps::qr;
+  T* data = device_pointer<T>(address, "qr");
+  qr::RunConfig config;
+  config.n = n;
+  config.block = block;
+  config.ib = ib;
+  config.precision = std::is_same_v<T, float> ? qr::Precision::Single : qr::Precision::Double;
+  config.runtime = std::move(options);
+  qr::validate(config, /*needs_memory=*/false);
+  block = qr::block_for(config);
+  qr::TFactors<T> factors(n, block, std::min(ib, block));
+  std::unique_ptr<std::vector<T>> q;
+  {
+    nb::gil_scoped_release release;
+    SingleThreadedBlasWhileAlive blas_threads;
+    Runtime rt(std::move(config.runtime));
+    qr::QrCodelets codelets(config.precision);
+    qr::factorize<T>(rt, codelets, data, n, n, block, factors, true, qr::MatrixHome::on(device));
+    if (want_q) {
+      const auto side = static_cast<std::size_t>(n);
+      Data whole = rt.register_device_matrix(device, data, side, side, side, "reflectors");
+      HostAccess reflectors = rt.acquire(whole, Access::Read);
+      q = std::make_unique<std::vector<T>>(qr::form_q<T>(reflectors.as<T>(), n, factors));
+      reflectors.release();
+      rt.unregister(whole);
+    }
+  }
+  if (!q) return nb::none();
+  return fortran_array(std::move(q), n);
+}
+
+nb::object qr_on_device(std::uintptr_t address, std::size_t n, const std::string& dtype,
+                        const std::string& device, int block, int ib, nb::handle devices, int cpus,
+                        std::string scheduler, bool want_q) {
+  check_order(n, "qr");
+  if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
+  if (ib <= 0) throw UsageError("qr: ib must be positive");
+  RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler));
+  const int order = static_cast<int>(n);
+  if (dtype == "float64")
+    return qr_device_typed<double>(address, order, device, block, ib, std::move(options), want_q);
+  if (dtype == "float32")
+    return qr_device_typed<float>(address, order, device, block, ib, std::move(options), want_q);
   throw UsageError("qr: the matrix must hold float64 or float32");
 }
 
@@ -283,6 +402,19 @@ void add_linalg(nb::module_& m) {
         nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("want_q") = true,
         "Factorises a square Fortran-ordered float64/float32 matrix in place with the tile QR:\n"
         "R in its upper triangle, zeros below; returns Q (Fortran order) or None without want_q");
+  m.def("cholesky_on_device", &cholesky_on_device, nb::arg("address"), nb::arg("n"),
+        nb::arg("dtype"), nb::arg("device"), nb::arg("block"), nb::arg("devices"), nb::arg("cpus"),
+        nb::arg("scheduler"), nb::arg("offload"),
+        "Factorises the Fortran-ordered n x n float64/float32 matrix at `address` in the memory\n"
+        "of `device` (one of `devices`) into L where it lives; the strict upper triangle is left\n"
+        "as it was. Returns (0, '') or (-1, message) when it is not positive definite (a potrf on\n"
+        "a device reports nothing: check L's diagonal)");
+  m.def("qr_on_device", &qr_on_device, nb::arg("address"), nb::arg("n"), nb::arg("dtype"),
+        nb::arg("device"), nb::arg("block"), nb::arg("ib"), nb::arg("devices"), nb::arg("cpus"),
+        nb::arg("scheduler"), nb::arg("want_q") = true,
+        "Factorises the Fortran-ordered n x n float64/float32 matrix at `address` in the memory\n"
+        "of `device` (one of `devices`) with the tile QR where it lives: R in its upper triangle,\n"
+        "the reflectors below (not zeroed); returns Q as NumPy (formed on the host) or None");
 }
 
 }  // namespace conveyor::python

@@ -252,3 +252,90 @@ def test_a_cuda_array_on_a_runtime_without_that_gpu_is_a_type_error():
     with conveyor.Runtime(cpus=1, pin=False) as rt:
         with pytest.raises(TypeError, match="on cuda:3, which this runtime does not have"):
             rt.register(on_device)
+
+
+# conveyor.linalg on a CUDA array with the array's GPU among the runtime's devices: factorised where
+# it lives (each tile data whose home is the GPU), results of the array's library on its GPU. Only
+# on a machine with a CUDA GPU, the library, and a build with the CUDA backend.
+
+def _gpu_library(name):
+    """(library, to the GPU, to NumPy) for "cupy" or "torch"; skips without a CUDA GPU there."""
+    reason = "needs a CUDA device (CuPy or PyTorch)"
+    try:
+        if name == "cupy":
+            import cupy
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return cupy, cupy.asarray, cupy.asnumpy
+        else:
+            import torch
+            if torch.cuda.is_available():
+                return (torch, lambda a: torch.from_numpy(np.asarray(a)).cuda(),
+                        lambda t: t.cpu().numpy())
+    except Exception:  # not installed, or no driver / GPU
+        pass
+    pytest.skip(reason)
+
+
+def _gpu_library_and_backend(name):
+    library = _gpu_library(name)
+    if not any(d["id"] == "cuda:0" for d in conveyor.devices().records):
+        pytest.skip("needs a CUDA device (CuPy or PyTorch) and the CUDA backend in this build")
+    return library
+
+
+def _same_kind_on_gpu(result, original):
+    assert type(result) is type(original)
+    assert str(result.device) == str(original.device)
+
+
+@pytest.mark.parametrize("name", ["cupy", "torch"])
+def test_cholesky_and_solve_of_cupy_or_torch_arrays_run_on_their_gpu(name):
+    library, to_gpu, to_numpy = _gpu_library_and_backend(name)
+    a_host = spd(300)
+    a = to_gpu(a_host)
+    for cpus in (0, 2):  # every task on the GPU; and CPU workers working on copies of tiles
+        L = conveyor.linalg.cholesky(a, devices="cuda:0", cpus=cpus, block=64)
+        _same_kind_on_gpu(L, a)
+        np.testing.assert_allclose(to_numpy(L), np.linalg.cholesky(a_host), rtol=1e-10,
+                                   atol=1e-10)
+    np.testing.assert_array_equal(to_numpy(a), a_host)  # the input is left as it was
+    L32 = conveyor.linalg.cholesky(to_gpu(a_host.astype(np.float32)), devices="all", cpus=0)
+    assert to_numpy(L32).dtype == np.float32
+    b = to_gpu(np.arange(300.0))
+    x = conveyor.linalg.solve(a, b, devices="cuda:0", cpus=0, block=64)
+    _same_kind_on_gpu(x, b)
+    np.testing.assert_allclose(a_host @ to_numpy(x), np.arange(300.0), atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["cupy", "torch"])
+def test_cholesky_failures_of_cupy_or_torch_arrays_on_their_gpu(name):
+    library, to_gpu, to_numpy = _gpu_library_and_backend(name)
+    a = spd(128)
+    a[70, 70] = -1.0
+    with pytest.raises(conveyor.linalg.LinAlgError, match="not positive definite") as e:
+        conveyor.linalg.cholesky(to_gpu(a), devices="cuda:0", cpus=0, block=32)
+    assert e.value.minor is None  # not known on a device
+    a = spd(128)
+    a[90, 3] = np.nan
+    with pytest.raises(conveyor.UsageError, match="non-finite entry"):
+        conveyor.linalg.cholesky(to_gpu(a), devices="cuda:0", cpus=0)
+
+
+@pytest.mark.parametrize("name", ["cupy", "torch"])
+def test_qr_of_cupy_or_torch_arrays_runs_on_their_gpu(name):
+    library, to_gpu, to_numpy = _gpu_library_and_backend(name)
+    rng = np.random.default_rng(5)
+    for m, n in ((200, 200), (300, 120)):
+        a_host = rng.standard_normal((m, n))
+        a = to_gpu(a_host)
+        q, r = conveyor.linalg.qr(a, devices="cuda:0", cpus=0, block=64)
+        _same_kind_on_gpu(q, a)
+        _same_kind_on_gpu(r, a)
+        q, r = to_numpy(q), to_numpy(r)
+        assert q.shape == (m, n) and r.shape == (n, n)
+        np.testing.assert_allclose(q @ r, a_host, atol=1e-10)
+        np.testing.assert_array_equal(np.tril(r, -1), 0)
+        r_only = to_numpy(conveyor.linalg.qr(a, "r", devices="cuda:0", cpus=0, block=64))
+        np.testing.assert_allclose(np.abs(r_only), np.abs(r), atol=1e-10)
+        q, r = conveyor.linalg.qr(a, "complete", devices="cuda:0", cpus=0, block=64)
+        assert tuple(q.shape) == (m, m) and tuple(r.shape) == (m, n)

@@ -238,7 +238,24 @@ void CoherenceEngine::fetch_home_locked(DataState& d, std::unique_lock<std::mute
   await_write_backs(d, lock);
   if (!d.lost.empty()) throw DeviceError(d.lost);
   Replica& home = d.replicas[d.home];
-  if (valid(home.state)) return;
+  device::DeviceDriver& driver = *drivers_[d.home - 1];
+  if (!valid(home.state)) copy_home_from_host(d, lock);
+  if (!d.home_region || d.home_region_version == d.version) return;
+  // A strided home: its block (contiguous, as every device replica) back into the user's region.
+  try {
+    driver.copy_device_2d(d.home_region, d.home_pitch, home.block, d.rows * d.elem_size,
+                          d.rows * d.elem_size, d.cols);
+  } catch (const std::exception& e) {
+    throw DeviceError(fmt::format(
+        "{}: its latest contents could not be copied into its strided region on {} ({}); that "
+        "region holds an older state, or a mix where the copy landed in part",
+        d.describe(), driver.id(), e.what()));
+  }
+  d.home_region_version = d.version;
+}
+
+void CoherenceEngine::copy_home_from_host(DataState& d, std::unique_lock<std::mutex>& lock) {
+  Replica& home = d.replicas[d.home];
   // From the host, after bringing it there from another device if it is there (host-staged: the
   // copy to the home is synchronous, from this thread, not on the home device's lane).
   fetch_to_host_locked(d, lock);
@@ -512,6 +529,13 @@ void CoherenceEngine::drop_replicas(DataState& d) {
     d.replicas[kHostSpace] = Replica{};
     d.host = nullptr;
     d.host_staging.reset();
+  }
+  // A strided home's block is the runtime's, and this is the data's last step (partition refuses
+  // device homes): the block goes, the user's region is the data (null after a failed call, which
+  // the runtime's end repeats).
+  if (d.home_region && d.replicas[d.home].block) {
+    drivers_[d.home - 1]->deallocate(d.replicas[d.home].block);
+    d.replicas[d.home].block = nullptr;
   }
   d.replicas[d.home].state = Msi::Modified;
   if (failed) std::rethrow_exception(failed);

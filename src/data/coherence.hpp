@@ -58,7 +58,9 @@ class CoherenceEngine {
   void fetch_to_host(DataState& d);
   /// wait_all: the data's home holds the latest contents afterwards: fetch_to_host for host
   /// memory; for a device home, the latest contents are copied there from the host (staged
-  /// through the host when they are on another device). Any thread, no task using the data.
+  /// through the host when they are on another device), and a strided home's block is copied
+  /// back into the user's region when a write since the last copy changed it. Any thread, no task
+  /// using the data.
   void fetch_home(DataState& d);
   /// A host task or acquire changed the data: host Modified, the rest Invalid.
   void commit_host_write(DataState& d);
@@ -153,6 +155,9 @@ class CoherenceEngine {
   struct Space;
   void fetch_to_host_locked(DataState& d, std::unique_lock<std::mutex>& lock);
   void fetch_home_locked(DataState& d, std::unique_lock<std::mutex>& lock);
+  /// Under the data's lock, for a device home whose replica is not valid: the latest contents
+  /// copied into it from the host (brought there first).
+  void copy_home_from_host(DataState& d, std::unique_lock<std::mutex>& lock);
   /// Under the data's lock: a data whose home is a device gets its host staging copy (contents
   /// undefined; the host replica's state says whether it is valid).
   static void ensure_host(DataState& d);

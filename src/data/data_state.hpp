@@ -99,6 +99,14 @@ struct DataState {
   int home = kHostSpace;
   std::string home_device;               ///< the home device's id ("cuda:0"); empty for the host
   std::unique_ptr<char[]> host_staging;  ///< `host` when the home is a device (guarded by `mutex`)
+  /// A strided device home (Runtime::register_device_matrix_bytes with ld > rows): the user's
+  /// region, `home_pitch` bytes between columns. The home replica is then a contiguous block the
+  /// runtime allocated on the home device, filled from the region at registration, copied back to
+  /// it by fetch_home when `home_region_version` (the DataState::version the region holds) is
+  /// behind, and freed by drop_replicas. Null for a contiguous home (used in place) or the host.
+  char* home_region = nullptr;
+  std::size_t home_pitch = 0;
+  std::uint64_t home_region_version = 0;  ///< guarded by `mutex`
   std::atomic<bool> registered{true};
   bool partitioned = false;     ///< a matrix whose tiles are registered (guarded by the graph lock)
   DataState* parent = nullptr;  ///< the matrix a tile belongs to

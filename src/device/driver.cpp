@@ -32,5 +32,12 @@ void DeviceDriver::copy_from_host(void*, const HostRegion&) {
   throw Error(id() + ": no synchronous copy from the host (it takes no external memory)");
 }
 
+void DeviceDriver::copy_device_2d(void*, std::size_t, const void*, std::size_t, std::size_t,
+                                  std::size_t) {
+  throw UsageError(id() +
+                   " cannot copy between regions of its memory (it takes no memory allocated "
+                   "outside the runtime); register host memory instead");
+}
+
 }  // namespace device
 }  // namespace conveyor

@@ -155,6 +155,13 @@ class DeviceDriver {
   /// to bring a device-homed data's latest contents home (wait_all, unregister) when they are on
   /// the host; only drivers whose adopt_external accepts memory need it (the default throws).
   virtual void copy_from_host(void* dst, const HostRegion& src);
+  /// Copies `height` runs of `width` bytes from `src` (runs `src_pitch` bytes apart) to `dst`
+  /// (`dst_pitch` apart), both this device's memory, and waits; any thread (the lane of
+  /// copy_to_host). A strided device home (Runtime::register_device_matrix_bytes with ld > rows)
+  /// is filled from the user's region with it at registration and copied back with it; the
+  /// default refuses with UsageError, as adopt_external does.
+  virtual void copy_device_2d(void* dst, std::size_t dst_pitch, const void* src,
+                              std::size_t src_pitch, std::size_t width, std::size_t height);
 };
 
 /// Implemented by the Device classes of backends that have a runtime driver (beside Device).

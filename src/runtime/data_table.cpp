@@ -60,12 +60,6 @@ Data Runtime::Impl::register_device_data(std::string_view device, void* ptr, std
                                          std::string name) {
   const std::string label = label_of(name);
   check_shape(label, ptr, elem_size, rows, cols, ld);
-  // Device replicas are contiguous (kernels get ld == rows), and the home is one of them.
-  if (ld != rows)
-    throw UsageError(fmt::format(
-        "register {} on {}: leading dimension {} != rows {}: device memory must be contiguous "
-        "columns (ld == rows)",
-        label, device, ld, rows));
   int space = -1;
   std::string known;
   for (std::size_t i = 0; i < drivers_.size(); ++i) {
@@ -80,15 +74,39 @@ Data Runtime::Impl::register_device_data(std::string_view device, void* ptr, std
         "register {} on {}: data whose home is a device needs coherence 'coherent' ('naive' "
         "copies every result to the host)",
         label, device));
-  void* block = nullptr;
+  device::DeviceDriver& driver = *drivers_[space - 1];
+  void* region = nullptr;
   try {
-    block = drivers_[space - 1]->adopt_external(ptr, rows * cols * elem_size);
+    region = driver.adopt_external(ptr, ((cols - 1) * ld + rows) * elem_size);
   } catch (const UsageError& e) {
     throw UsageError(fmt::format("register {}: {}", label, e.what()));
   }
-  auto state = new_state(this, elem_size, rows, cols, ld, std::move(name));
+  // Device replicas are contiguous columns (kernels get ld == rows): a contiguous region is the
+  // home replica itself; a strided one (a tile of a larger matrix) gets a block of the runtime's,
+  // filled from it now and copied back by fetch_home.
+  void* block = region;
+  if (ld != rows) {
+    const std::size_t width = rows * elem_size;
+    block = driver.allocate(width * cols);
+    try {
+      driver.copy_device_2d(block, width, region, ld * elem_size, width, cols);
+    } catch (const UsageError& e) {
+      driver.deallocate(block);
+      throw UsageError(fmt::format("register {}: leading dimension {} != rows {}: {}", label, ld,
+                                   rows, e.what()));
+    } catch (...) {
+      driver.deallocate(block);
+      throw;
+    }
+  }
+  // The host staging copy is contiguous too: ld == rows.
+  auto state = new_state(this, elem_size, rows, cols, rows, std::move(name));
   state->home = space;
   state->home_device = std::string(device);
+  if (block != region) {
+    state->home_region = static_cast<char*>(region);
+    state->home_pitch = ld * elem_size;
+  }
   coherence_->init(*state, block);
   return add_to_registry(std::move(state));
 }

@@ -224,6 +224,13 @@ class CudaDriver final : public device::DeviceDriver {
     copy_2d(dst, src.width, src.ptr, src.pitch, src, cudaMemcpyHostToDevice, out_.get());
     CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(out_.get()));
   }
+  void copy_device_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                      std::size_t width, std::size_t height) override {
+    use_device(ordinal_);
+    CONVEYOR_CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height,
+                                          cudaMemcpyDeviceToDevice, out_.get()));
+    CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(out_.get()));
+  }
 
  private:
   struct Waiting {

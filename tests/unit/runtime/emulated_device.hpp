@@ -202,22 +202,33 @@ class EmulatedDevice final : public device::DeviceDriver {
     throw DeviceError(lane_error());
   }
 
-  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home,
-  // unless adopt_any_memory_ is set.
+  // Device memory handed out to a test (hand_out) is the only memory it takes as a data's home
+  // (anywhere inside such a block: a tile of a larger matrix), unless adopt_any_memory_ is set.
   void* adopt_external(void* ptr, std::size_t bytes) override {
     if (adopt_any_memory_) return ptr;
     std::lock_guard lock(mutex_);
-    auto it = handed_out_.find(ptr);
-    if (it == handed_out_.end())
+    auto it = handed_out_.upper_bound(ptr);
+    const auto* p = static_cast<const std::byte*>(ptr);
+    if (it == handed_out_.begin() || p >= static_cast<const std::byte*>((--it)->first) + it->second)
       throw UsageError(id_ + ": not memory of this device (hand_out gives some)");
-    if (bytes > it->second)
-      throw UsageError(id_ + ": " + std::to_string(bytes) + " bytes registered in a block of " +
-                       std::to_string(it->second));
+    const std::size_t offset =
+        static_cast<std::size_t>(p - static_cast<const std::byte*>(it->first));
+    if (offset + bytes > it->second)
+      throw UsageError(id_ + ": " + std::to_string(bytes) + " bytes registered at offset " +
+                       std::to_string(offset) + " in a block of " + std::to_string(it->second));
     return ptr;
   }
   void copy_from_host(void* dst, const device::HostRegion& src) override {
     copy_2d(static_cast<char*>(dst), src.width, src.ptr, src.pitch, src);
   }
+  void copy_device_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                      std::size_t width, std::size_t height) override {
+    device_2d_copies_++;
+    copy_2d(static_cast<char*>(dst), dst_pitch, static_cast<const char*>(src), src_pitch,
+            {nullptr, width, height, width});
+  }
+  /// copy_device_2d calls so far (a strided home's fill and copies back).
+  int device_2d_copies() const { return device_2d_copies_.load(); }
   /// Zeroed "device memory" of this device for a test to register as a data's home
   /// (Runtime::register_device_bytes); the test keeps it, and it outlives the device.
   std::shared_ptr<std::byte[]> hand_out(std::size_t bytes) {
@@ -271,6 +282,7 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::atomic<int> h2d_copies_{0};
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
+  std::atomic<int> device_2d_copies_{0};
 
  private:
   bool failing_copy() { return copies_.fetch_add(1) == fail_copy_at_; }

@@ -350,11 +350,11 @@ TEST(DeviceHome, BadRegistrationsAreUsageErrors) {
             std::string::npos);
   EXPECT_NE(usage_error([&] {
               rig.rt->register_device_vector("emu:0", p, 2 * kN, "x");
-            }).find("bytes registered in a block of"),
+            }).find(" in a block of "),
             std::string::npos);
   EXPECT_NE(usage_error([&] {
-              rig.rt->register_device_matrix("emu:0", p, 8, 8, 16, "m");
-            }).find("ld == rows"),
+              rig.rt->register_device_matrix("emu:0", p, 8, 20, 16, "m");  // past the block
+            }).find(" in a block of "),
             std::string::npos);
   Data m = rig.rt->register_device_matrix("emu:0", p, 16, 16, 16, "m");
   EXPECT_NE(usage_error([&] { rig.rt->partition(m, 8, 8); }).find("has its home on emu:0"),
