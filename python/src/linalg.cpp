@@ -191,20 +191,27 @@ nb::object fortran_array(std::unique_ptr<std::vector<T>> values, int n) {
 
 // The tile QR of apps/qr on `a` in place: R ends in its upper triangle (zeros written below), and,
 // when `want_q`, the explicit Q (n x n, Fortran order) is returned, else None.
+// The app's own checks, as `conveyor qr` makes them: devices that exist and can run the kernels in
+// this precision, workers at all, LAPACKE in the build (form_q needs it too).
+template <typename T>
+apps::qr::RunConfig checked_qr_config(int n, int block, int ib, RuntimeOptions options) {
+  apps::qr::RunConfig config;
+  config.n = n;
+  config.block = block;
+  config.ib = ib;
+  config.precision =
+      std::is_same_v<T, float> ? apps::qr::Precision::Single : apps::qr::Precision::Double;
+  config.runtime = std::move(options);
+  apps::qr::validate(config, /*needs_memory=*/false);
+  return config;
+}
+
 template <typename T>
 nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, bool want_q) {
   namespace qr = apps::qr;
   const int n = static_cast<int>(a.shape(0));
   T* data = static_cast<T*>(a.data());
-  // The app's own checks, as `conveyor qr` makes them: devices that exist and can run the
-  // kernels in this precision, workers at all, LAPACKE in the build (form_q needs it too).
-  qr::RunConfig config;
-  config.n = n;
-  config.block = block;
-  config.ib = ib;
-  config.precision = std::is_same_v<T, float> ? qr::Precision::Single : qr::Precision::Double;
-  config.runtime = std::move(options);
-  qr::validate(config, /*needs_memory=*/false);
+  qr::RunConfig config = checked_qr_config<T>(n, block, ib, std::move(options));
   block = qr::block_for(config);
   qr::TFactors<T> factors(n, block, std::min(ib, block));
   std::unique_ptr<std::vector<T>> q;
@@ -295,13 +302,7 @@ nb::object qr_device_typed(std::uintptr_t address, int n, const std::string& dev
                            int ib, RuntimeOptions options, bool want_q) {
   namespace qr = apps::qr;
   T* data = device_pointer<T>(address, "qr");
-  qr::RunConfig config;
-  config.n = n;
-  config.block = block;
-  config.ib = ib;
-  config.precision = std::is_same_v<T, float> ? qr::Precision::Single : qr::Precision::Double;
-  config.runtime = std::move(options);
-  qr::validate(config, /*needs_memory=*/false);
+  qr::RunConfig config = checked_qr_config<T>(n, block, ib, std::move(options));
   block = qr::block_for(config);
   qr::TFactors<T> factors(n, block, std::min(ib, block));
   std::unique_ptr<std::vector<T>> q;
