@@ -286,6 +286,12 @@ if want overhead; then
   # 32 x 32 tiles of 128: 5984 tasks, each a few microseconds of GPU work.
   row overhead.json "$conveyor" cholesky --n 4096 --block 128 --devices cuda:0 --repeat 3 --json \
     --trace "$out/rows/overhead-trace.json"
+  # The runtime's own cost per device task, no kernel (bench/device_task_cost.cpp): one chain and
+  # 8 independent ones, 4 and 8 tasks in flight, run-ahead off and on.
+  for width in 1 8; do for flight in 4 8; do for ahead in 0 16; do
+    row "task-cost-w$width-f$flight-r$ahead.json" "$build/bench/bench_device_task_cost" \
+      --device cuda:0 -i 20000 --width $width --in-flight $flight --run-ahead $ahead
+  done; done; done
 fi
 if want ooc; then
   n=32768; [ $quick = 1 ] && n=4096
