@@ -101,54 +101,65 @@ bool is_contiguous(const Ndarray& a, const std::vector<std::int64_t>& strides, b
   return true;
 }
 
-/// Column-major ("C"-transposed or Fortran) layout of `a` for the runtime: a vector when the array
-/// is contiguous, else a matrix with a leading dimension when one axis has unit stride.
-Data register_array(Runtime& rt, const Array& a, std::vector<std::int64_t>& strides,
-                    const std::string& name, bool& column_major) {
+/// How the runtime sees an array: a vector of its elements (contiguous in either order), or a
+/// column-major matrix with a leading dimension (one axis of unit stride: a Fortran-ordered array
+/// as itself, a C-ordered one as its transpose). `column_major`: a 2-D array that is a matrix as it
+/// stands, even when contiguous (the built-in tile kernels take their shapes, rows, columns and
+/// leading dimension, from the registration).
+struct Layout {
+  bool matrix = false;
+  std::size_t rows = 0, cols = 0, ld = 0;
+  bool column_major = false;
+  bool transposed = false;  ///< a matrix that is the array's transpose (unit stride along axis 1)
+};
+
+template <typename Ndarray>
+Layout layout_of(const Ndarray& a, std::vector<std::int64_t>& strides, const std::string& name,
+                 const std::string& where, const char* remedy) {
   const std::size_t ndim = a.ndim();
-  const std::size_t item = a.itemsize();
   if (a.size() == 0) throw UsageError("register: the array '" + name + "' is empty");
   read_strides(a, strides);
-  auto contiguous = [&](bool c_order) { return is_contiguous(a, strides, c_order); };
-  void* ptr = a.data();
-  // A column-major 2-D array is a matrix even when contiguous: the built-in tile kernels take
-  // their shapes (rows, columns, leading dimension) from the registration.
-  column_major = ndim == 2 && strides[0] == 1 && a.shape(0) > 1 &&
-                 strides[1] >= static_cast<std::int64_t>(a.shape(0));
-  if (column_major)
-    return rt.register_matrix_bytes(ptr, item, a.shape(0), a.shape(1),
-                                    static_cast<std::size_t>(strides[1]), name);
-  if (contiguous(true) || contiguous(false)) return rt.register_bytes(ptr, item, a.size(), name);
-  if (ndim == 2 && strides[0] == 1 && strides[1] >= static_cast<std::int64_t>(a.shape(0)))
-    return rt.register_matrix_bytes(ptr, item, a.shape(0), a.shape(1),
-                                    static_cast<std::size_t>(strides[1]), name);
-  if (ndim == 2 && strides[1] == 1 && strides[0] >= static_cast<std::int64_t>(a.shape(1)))
-    return rt.register_matrix_bytes(ptr, item, a.shape(1), a.shape(0),
-                                    static_cast<std::size_t>(strides[0]), name);
-  throw UsageError("register: '" + name +
-                   "' is neither contiguous nor a 2-D array with unit stride along one axis "
-                   "(numpy.ascontiguousarray makes a copy that is)");
+  auto at_least = [&](std::size_t axis, std::size_t other) {
+    return strides[axis] >= static_cast<std::int64_t>(a.shape(other));
+  };
+  if (ndim == 2 && strides[0] == 1 && a.shape(0) > 1 && at_least(1, 0))
+    return {true, a.shape(0), a.shape(1), static_cast<std::size_t>(strides[1]), true};
+  if (is_contiguous(a, strides, true) || is_contiguous(a, strides, false)) return {};
+  if (ndim == 2 && strides[0] == 1 && at_least(1, 0))
+    return {true, a.shape(0), a.shape(1), static_cast<std::size_t>(strides[1]), false};
+  if (ndim == 2 && strides[1] == 1 && at_least(0, 1))
+    return {true, a.shape(1), a.shape(0), static_cast<std::size_t>(strides[0]), false, true};
+  throw UsageError("register: '" + name + "'" + where +
+                   " is neither contiguous nor a 2-D array with unit stride along one axis (" +
+                   remedy + ")");
+}
+
+/// A host array registered in place (its memory is the data's home).
+Data register_array(Runtime& rt, const Array& a, std::vector<std::int64_t>& strides,
+                    const std::string& name, bool& column_major) {
+  const Layout l = layout_of(a, strides, name, "", "numpy.ascontiguousarray makes a copy that is");
+  column_major = l.column_major;
+  return l.matrix ? rt.register_matrix_bytes(a.data(), a.itemsize(), l.rows, l.cols, l.ld, name)
+                  : rt.register_bytes(a.data(), a.itemsize(), a.size(), name);
 }
 
 /// An array in CUDA memory registered in place as its device's data (Runtime::
-/// register_device_bytes): contiguous only (device replicas are), a Fortran-ordered 2-D array as a
-/// column-major matrix.
+/// register_device_bytes; a matrix with ld > rows is a strided home, copied on the device into a
+/// contiguous block of the runtime's and back: docs/runtime.md, "Strided homes").
 Data register_device_array(Runtime& rt, const CudaArray& a, std::vector<std::int64_t>& strides,
                            const std::string& name, bool& column_major) {
-  const std::size_t ndim = a.ndim();
-  if (a.size() == 0) throw UsageError("register: the array '" + name + "' is empty");
-  read_strides(a, strides);
-  auto contiguous = [&](bool c_order) { return is_contiguous(a, strides, c_order); };
   const std::string device = "cuda:" + std::to_string(a.device_id());
-  column_major = ndim == 2 && a.shape(0) > 1 && contiguous(false) && !contiguous(true);
-  if (column_major)
-    return rt.register_device_matrix_bytes(device, a.data(), a.itemsize(), a.shape(0), a.shape(1),
-                                           a.shape(0), name);
-  if (contiguous(true) || contiguous(false))
-    return rt.register_device_bytes(device, a.data(), a.itemsize(), a.size(), name);
-  throw UsageError("register: '" + name + "' on " + device +
-                   " is not contiguous (device memory is registered in place only when it is: "
-                   "make a contiguous copy with the array's library)");
+  const Layout l = layout_of(a, strides, name, " on " + device,
+                             "make a contiguous copy with the array's library");
+  column_major = l.column_major;
+  if (!l.matrix) return rt.register_device_bytes(device, a.data(), a.itemsize(), a.size(), name);
+  Data d =
+      rt.register_device_matrix_bytes(device, a.data(), a.itemsize(), l.rows, l.cols, l.ld, name);
+  // The host copy that host tasks and acquire see is contiguous (its ld is its rows): their views
+  // take its strides, not the GPU array's.
+  const auto rows = static_cast<std::int64_t>(l.rows);
+  strides = l.transposed ? std::vector<std::int64_t>{rows, 1} : std::vector<std::int64_t>{1, rows};
+  return d;
 }
 
 Access parse_mode(const std::string& mode) {

@@ -247,6 +247,23 @@ def test_a_cuda_array_is_registered_in_place_on_its_gpu():
                                   np.arange(64.0) * 2)
 
 
+def test_a_strided_cuda_array_is_registered_in_place_on_its_gpu():
+    # A block of a column-major GPU matrix (leading dimension 8, 5 x 3): a strided home, copied on
+    # the GPU into a block of the runtime's and back; the rest of the matrix is never written.
+    library, make = _cuda_array_library()
+    host = np.arange(48.0).reshape(6, 8)
+    x = make(host)
+    block = x.T[:5, 1:4]
+    with _cuda_runtime(cpus=1) as rt:
+        data = rt.register(block, "block")
+        rt.submit(lambda v: v.__imul__(2), [(data, "rw")]).wait()  # a host task: a copy out
+        rt.wait()
+    expected = host.T.copy()
+    expected[:5, 1:4] *= 2
+    back = np.asarray(x.get() if hasattr(x, "get") else x.cpu())
+    np.testing.assert_array_equal(back.T, expected)
+
+
 def test_a_cuda_array_on_a_runtime_without_that_gpu_is_a_type_error():
     on_device = Producer(np.zeros(4), device=(2, 3))
     with conveyor.Runtime(cpus=1, pin=False) as rt:
