@@ -121,6 +121,14 @@ class Runtime(_core_runtime):
         contents)."""
         return _core_runtime.unregister(self, data)
 
+    def discard(self, data):
+        """Gives up the contents of `data` (scratch, such as an iteration's second buffer): waits
+        for the tasks submitted so far that use it, then drops its copies on the devices without
+        bringing them home, so that neither wait() nor unregister copies it. The array keeps what
+        it held last, maybe an older version; write it whole (mode 'w') before reading it again.
+        A GPU array registered in place keeps its contents."""
+        return _core_runtime.discard(self, data)
+
     def submit(self, fn, accesses, priority=0, name=""):
         """Submits a task and returns its conveyor.Task: an int (its id, increasing in submission
         order) with wait(timeout=None) and done().

@@ -248,6 +248,14 @@ class PyRuntime {
     registry_.erase(it);
   }
 
+  void discard(PyData& d) {
+    Runtime& rt = runtime();
+    if (registry_.find(&d) == registry_.end())
+      throw UsageError("discard: '" + d.name + "' is not registered");
+    nb::gil_scoped_release release;
+    rt.discard(d.data);
+  }
+
   /// fn: a Python callable (a host task called with one NumPy view per access) or the name of a
   /// built-in codelet (its tile kernel on whichever worker the scheduler picks).
   TaskId submit(nb::object fn, nb::iterable accesses, int priority, std::string name) {
@@ -589,6 +597,7 @@ void add_runtime(nb::module_& m) {
       .def("register", &PyRuntime::register_array, nb::arg("array"), nb::arg("name") = "",
            "Registers an array without copying it; returns its Data handle")
       .def("unregister", &PyRuntime::unregister, nb::arg("data"))
+      .def("discard", &PyRuntime::discard, nb::arg("data"))
       .def("submit", &PyRuntime::submit, nb::arg("fn"), nb::arg("accesses"),
            nb::arg("priority") = 0, nb::arg("name") = "",
            "Submits a task over [(data, 'r'|'w'|'rw'), ...] and returns its id. fn: a Python\n"

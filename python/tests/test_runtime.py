@@ -297,3 +297,32 @@ def test_an_object_with_only_dlpack_registers_without_a_copy(rt):
     rt.submit(lambda x: x.__imul__(2), [(data, "rw")])
     rt.wait()
     np.testing.assert_array_equal(a, np.arange(16.0) * 2)
+
+
+def test_discard_waits_for_the_tasks_and_keeps_the_data_usable(rt):
+    a = np.zeros(8)
+    data = rt.register(a, "scratch")
+    task = rt.submit(lambda x: (time.sleep(0.05), x.fill(3)), [(data, "w")])
+    rt.discard(data)
+    assert task.done()  # it waited for the task that writes it
+    rt.submit(lambda x: x.fill(7), [(data, "w")])
+    rt.wait()
+    assert (a == 7).all()
+    rt.unregister(data)
+    with pytest.raises(conveyor.UsageError, match="not registered"):
+        rt.discard(data)
+
+
+def test_discarded_device_results_are_not_copied_home():
+    if not any(d["id"] == "opencl:0" for d in conveyor.devices().records):
+        pytest.skip("needs an OpenCL device (PoCL in CI)")
+    a = np.asfortranarray(np.ones((4, 4)))
+    c = np.asfortranarray(np.zeros((4, 4)))
+    with conveyor.Runtime(devices="opencl:0", cpus=0, pin=False) as rt:
+        da, dc = rt.register(a, "a"), rt.register(c, "c")
+        rt.submit("syrk", [da, dc])  # c -= a a^T (lower) on the device
+        rt.discard(dc)
+        rt.wait()
+        stats = rt.stats()
+    assert (c == 0).all()  # the device's -4 never came home
+    assert stats["d2h_copies"] == 0
