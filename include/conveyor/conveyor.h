@@ -140,6 +140,12 @@ conveyor_status conveyor_register(conveyor_runtime* runtime, void* ptr, size_t s
 /* Waits for the tasklets using the range that starts at `ptr`, copies its latest contents into
  * host memory and forgets it (its device copies are freed); it may then be mapped differently. */
 conveyor_status conveyor_unregister(conveyor_runtime* runtime, void* ptr);
+/* Gives up the contents of the registered or mapped range that contains `ptr` (scratch): waits
+ * for the tasklets submitted so far that use it, then drops its device copies without copying
+ * them into host memory, so that neither a wait nor conveyor_unregister does. The host memory
+ * keeps what it held last, maybe an older version: map it CONVEYOR_MAP_ALLOC or FROM (written
+ * whole) before reading it again. */
+conveyor_status conveyor_discard(conveyor_runtime* runtime, void* ptr);
 
 /* ---- kernels ---------------------------------------------------------------------------- */
 

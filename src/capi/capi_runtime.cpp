@@ -126,6 +126,13 @@ conveyor_status conveyor_unregister(conveyor_runtime* runtime, void* ptr) {
   });
 }
 
+conveyor_status conveyor_discard(conveyor_runtime* runtime, void* ptr) {
+  return guard("conveyor_discard", CONVEYOR_ERROR_INTERNAL, [&] {
+    require(runtime != nullptr, "runtime is NULL");
+    runtime->runtime.discard(runtime->ranges.find(ptr));
+  });
+}
+
 conveyor_status conveyor_get_stats(conveyor_runtime* runtime, conveyor_stats* stats) {
   return guard("conveyor_get_stats", CONVEYOR_ERROR_INTERNAL, [&] {
     require(runtime != nullptr, "runtime is NULL");

@@ -140,6 +140,8 @@ TEST(CapiTasklets, TargetTaskletRunsItsHostImplementationOnCpus) {
   EXPECT_EQ(y[99], 7.0f);
 }
 
+int g_unmapped = 0;
+
 class CapiOpencl : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -166,6 +168,20 @@ TEST_F(CapiOpencl, CoherentRuntimeCopiesEachMappedRangeOnce) {
   ASSERT_EQ(conveyor_reset_stats(rt.get()), CONVEYOR_OK);
   ASSERT_EQ(conveyor_get_stats(rt.get(), &s), CONVEYOR_OK);
   EXPECT_EQ(s.h2d_copies + s.d2h_copies + s.tasks, 0u);
+}
+
+TEST_F(CapiOpencl, ADiscardedRangeIsNotCopiedHome) {
+  CRuntime rt = make_c_runtime(0, "opencl:0");
+  conveyor_kernel* k = make_axpy(rt.get(), true, 64);
+  std::vector<float> x(64, 1.0f), y(64, 1.0f);
+  submit_axpys(rt.get(), k, x, y, 2, 1);
+  ASSERT_EQ(conveyor_discard(rt.get(), y.data() + 10), CONVEYOR_OK) << last_error();
+  ASSERT_EQ(conveyor_wait(rt.get()), CONVEYOR_OK) << last_error();
+  EXPECT_EQ(y[63], 1.0f);  // the device's 5 never came home
+  conveyor_stats s;
+  ASSERT_EQ(conveyor_get_stats(rt.get(), &s), CONVEYOR_OK);
+  EXPECT_EQ(s.d2h_copies, 0u);
+  EXPECT_EQ(conveyor_discard(rt.get(), &g_unmapped), CONVEYOR_ERROR_UNKNOWN_ADDRESS);
 }
 
 TEST_F(CapiOpencl, NaiveRuntimeCopiesAroundEveryTasklet) {
