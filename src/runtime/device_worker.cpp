@@ -303,8 +303,10 @@ Runtime::Impl::Launch Runtime::Impl::launch_device(Worker& w, Task* t) {
 void Runtime::Impl::finish_device(Worker& w, Slot* slot) {
   const auto& accesses = slot->task->accesses;
   // A failed kernel may have written part of its buffers: they go back to their last whole state;
-  // a failed copy may have filled part of an input: copied again when next needed.
-  if (!slot->error.empty())
+  // a failed copy may have filled part of an input: copied again when next needed. So do those of
+  // a task cancelled on the lane (run ahead behind one that failed): it ran, and what it wrote,
+  // maybe from inputs copied in after the failure, is no state the graph passed through.
+  if (!slot->error.empty() || slot->cancelled)
     for (const auto& a : accesses) coherence_->discard_after_failure(*a.data, w.desc.space, a.mode);
   for (std::size_t i = 0; i < accesses.size(); ++i)
     coherence_->unpin(*accesses[i].data, w.desc.space, slot->reservations[i]);

@@ -127,27 +127,32 @@ RuntimeOptions device_only() {
 }
 
 TEST(FaultInjection, AKernelFailingHalfWayLeavesNoHalfWrittenBuffer) {
-  for (int fail_at : {0, 7, 20}) {
-    SCOPED_TRACE(fail_at);
-    Faulty faulty(fail_at);
-    auto rt = test::make_emulated_runtime(device_only());
-    Outcome o = run(*rt, faulty);
-    EXPECT_NE(o.error.find("task 'add_one'"), std::string::npos) << o.error;
-    EXPECT_NE(o.error.find("injected fault"), std::string::npos) << o.error;
-    expect_consistent(o);
-    // The failed task's buffer is back at its last state that reached host memory whole: the
-    // user's initial value here (the tasks before the failed one kept theirs on the device). Never
-    // the failed task's half, nor anything after it. Which buffer and round failed is found by the
-    // task's id: with run-ahead a device may run a buffer's chain before other buffers' rounds.
-    bool found = false;
-    for (std::size_t b = 0; b < kBuffers; ++b)
-      for (std::size_t r = 0; r < kRounds; ++r)
-        if (o.ids[b][r] == faulty.failed.load()) {
-          found = true;
-          EXPECT_LE(o.buffers[b][0], static_cast<int>(r)) << "buffer " << b << ", round " << r;
-        }
-    EXPECT_TRUE(found) << "no task of the graph failed";
-  }
+  // Ten times over: whether tasks run ahead behind the failing one, and whether one of them is
+  // launched before the failure cancels it (its input then copied in again from the host), depends
+  // on timing; a write of such a task that came home showed in about one run in four.
+  for (int attempt = 0; attempt < 10; ++attempt)
+    for (int fail_at : {0, 7, 20}) {
+      SCOPED_TRACE(fail_at);
+      Faulty faulty(fail_at);
+      auto rt = test::make_emulated_runtime(device_only());
+      Outcome o = run(*rt, faulty);
+      EXPECT_NE(o.error.find("task 'add_one'"), std::string::npos) << o.error;
+      EXPECT_NE(o.error.find("injected fault"), std::string::npos) << o.error;
+      expect_consistent(o);
+      // The failed task's buffer is back at its last state that reached host memory whole: the
+      // user's initial value here (the tasks before the failed one kept theirs on the device).
+      // Never the failed task's half, nor anything after it. Which buffer and round failed is found
+      // by the task's id: with run-ahead a device may run a buffer's chain before other buffers'
+      // rounds.
+      bool found = false;
+      for (std::size_t b = 0; b < kBuffers; ++b)
+        for (std::size_t r = 0; r < kRounds; ++r)
+          if (o.ids[b][r] == faulty.failed.load()) {
+            found = true;
+            EXPECT_LE(o.buffers[b][0], static_cast<int>(r)) << "buffer " << b << ", round " << r;
+          }
+      EXPECT_TRUE(found) << "no task of the graph failed";
+    }
 }
 
 TEST(FaultInjection, ACpuTaskThatThrowsStopsItsDependantsOnly) {
