@@ -531,9 +531,10 @@ void CoherenceEngine::drop_replicas(DataState& d) {
     d.host_staging.reset();
   }
   // A strided home's block is the runtime's, and this is the data's last step (partition refuses
-  // device homes): the block goes, the user's region is the data (null after a failed call, which
-  // the runtime's end repeats).
-  if (d.home_region && d.replicas[d.home].block) {
+  // device homes): the block goes, the user's region is the data. Unless the copy home failed:
+  // the data stays registered, and its block may hold the only latest values, for another try
+  // (unregister again, or the runtime's end).
+  if (d.home_region && d.replicas[d.home].block && !failed) {
     drivers_[d.home - 1]->deallocate(d.replicas[d.home].block);
     d.replicas[d.home].block = nullptr;
   }

@@ -224,6 +224,7 @@ class EmulatedDevice final : public device::DeviceDriver {
   void copy_device_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
                       std::size_t width, std::size_t height) override {
     device_2d_copies_++;
+    if (fail_device_2d_.exchange(false)) throw DeviceError(id_ + ": emulated 2-D copy failure");
     copy_2d(static_cast<char*>(dst), dst_pitch, static_cast<const char*>(src), src_pitch,
             {nullptr, width, height, width});
   }
@@ -283,6 +284,8 @@ class EmulatedDevice final : public device::DeviceDriver {
   std::atomic<int> allocations_{0};
   std::atomic<int> frees_{0};
   std::atomic<int> device_2d_copies_{0};
+  /// The next copy_device_2d throws DeviceError (once).
+  std::atomic<bool> fail_device_2d_{false};
 
  private:
   bool failing_copy() { return copies_.fetch_add(1) == fail_copy_at_; }

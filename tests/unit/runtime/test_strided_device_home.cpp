@@ -155,6 +155,21 @@ TEST(StridedDeviceHome, UnregisterAndTheRuntimesEndLeaveTheRegionCurrent) {
   expect_tile_times(reinterpret_cast<int*>(block.get()), 4);
 }
 
+TEST(StridedDeviceHome, AFailedCopyBackKeepsTheDataWholeForAnotherTry) {
+  Rig rig = make_rig({"scale"}, 0);
+  Data t = rig.register_tile();
+  Codelet scale = test::scale_codelet();
+  rig.rt->submit(scale, {{t, Access::ReadWrite}});
+  rig.device->fail_device_2d_ = true;
+  EXPECT_THROW(rig.rt->unregister(t), DeviceError);
+  EXPECT_TRUE(t.registered());
+  expect_tile_times(rig.matrix(), 1);               // the region as it was
+  rig.rt->submit(scale, {{t, Access::ReadWrite}});  // the block still holds the latest values
+  rig.rt->unregister(t);
+  expect_tile_times(rig.matrix(), 4);
+  EXPECT_EQ(rig.device->frees_.load(), 1);
+}
+
 TEST(StridedDeviceHome, ARegionPastTheDevicesBlockIsRefused) {
   Rig rig = make_rig({"scale"}, 0);
   // 8 rows of 5 columns, 16 apart from the tile's start: the last column ends past the block.
