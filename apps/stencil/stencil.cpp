@@ -81,31 +81,33 @@ class HaloGrid {
   ~HaloGrid() { release(); }
   /// Unregisters every tile and strip, throwing what the runtime throws (a copy home that failed).
   void unregister() {
-    for (auto* set : {&handles_.tiles, &handles_.strips, &handles_.corners})
-      for (auto& d : *set)
-        if (d.registered()) rt_.unregister(d);
+    for_each_registered(true, [&](Data& d) { rt_.unregister(d); });
   }
   void release() noexcept {
-    for (auto* set : {&handles_.tiles, &handles_.strips, &handles_.corners})
-      for (auto& d : *set) try {
-          if (d.registered()) rt_.unregister(d);
-        } catch (...) {
-        }
+    for_each_registered(true, [&](Data& d) {
+      try {
+        rt_.unregister(d);
+      } catch (...) {
+      }
+    });
   }
   /// Gives up the contents of the tiles (`tiles`) and of the strips and corners (always), once
   /// the tasks submitted so far that use them have finished: nothing of them is copied home.
   void discard(bool tiles) {
-    auto drop = [&](std::vector<Data>& set) {
-      for (auto& d : set)
-        if (d.registered()) rt_.discard(d);
-    };
-    if (tiles) drop(handles_.tiles);
-    drop(handles_.strips);
-    drop(handles_.corners);
+    for_each_registered(tiles, [&](Data& d) { rt_.discard(d); });
   }
   HaloHandles<Data>& handles() { return handles_; }
 
  private:
+  // Calls fn on each registered strip and corner, and tile when `tiles`.
+  template <typename Fn>
+  void for_each_registered(bool tiles, Fn fn) {
+    for (auto* set : {&handles_.tiles, &handles_.strips, &handles_.corners})
+      if (tiles || set != &handles_.tiles)
+        for (auto& d : *set)
+          if (d.registered()) fn(d);
+  }
+
   Runtime& rt_;
   HaloHandles<Data> handles_;
   std::unique_ptr<double[]> strips_;
