@@ -88,42 +88,57 @@ QrCodelets::QrCodelets(Precision p)
   tpmqrt.flops(tpmqrt_flops);
 }
 
-TaskCounts task_counts(int tiles) {
-  auto t = static_cast<std::uint64_t>(std::max(tiles, 0));
-  std::uint64_t pairs = t * (t - (t > 0)) / 2;
-  std::uint64_t squares = t > 0 ? (t - 1) * t * (2 * t - 1) / 6 : 0;  // sum of (t-1-k)^2
-  return {t, pairs, pairs, squares};
+TaskCounts task_counts(int row_tiles, int col_tiles) {
+  const auto mt = static_cast<std::uint64_t>(std::max(row_tiles, 0));
+  const auto nt = static_cast<std::uint64_t>(std::clamp(col_tiles, 0, row_tiles));
+  TaskCounts c{nt, nt * (nt - (nt > 0)) / 2, 0, 0};
+  for (std::uint64_t k = 0; k < nt; ++k) {  // step k: rows k+1 .. mt-1 below, columns k+1 .. nt-1
+    c.tpqrt += mt - 1 - k;
+    c.tpmqrt += (mt - 1 - k) * (nt - 1 - k);
+  }
+  return c;
 }
+TaskCounts task_counts(int tiles) { return task_counts(tiles, tiles); }
 
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
                         TFactors<T>& t, bool backed, const MatrixHome& home) {
+  if (n <= 0) throw UsageError("qr: --n must be positive (got " + std::to_string(n) + ")");
+  if (block <= 0)
+    throw UsageError("qr: --block must be positive (got " + std::to_string(block) + ")");
+  if (t.m() != n || t.n() != n || t.block() != block)
+    throw UsageError("qr: the T factors were made for another matrix order or tile size");
+  return factorize(rt, codelets, a, ld, t, backed, home);
+}
+
+template <typename T>
+Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, TFactors<T>& t,
+                        bool backed, const MatrixHome& home) {
   constexpr Precision kPrecision = std::is_same_v<T, float> ? Precision::Single : Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("qr: codelets built for " + std::string(to_string(codelets.precision)) +
                      " precision, matrix is " + std::string(to_string(kPrecision)));
-  if (n <= 0) throw UsageError("qr: --n must be positive (got " + std::to_string(n) + ")");
-  if (block <= 0)
-    throw UsageError("qr: --block must be positive (got " + std::to_string(block) + ")");
-  if (ld < n) throw UsageError("qr: leading dimension below n");
-  if (t.n() != n || t.block() != block)
-    throw UsageError("qr: the T factors were made for another matrix order or tile size");
+  if (t.n() <= 0 || t.m() < t.n())
+    throw UsageError("qr: the matrix must have at least as many rows as columns (got " +
+                     std::to_string(t.m()) + " x " + std::to_string(t.n()) + ")");
+  if (ld < t.m()) throw UsageError("qr: leading dimension below the number of rows");
   common::check_home(rt, home, "qr");
 
-  const int nt = t.tiles();
-  auto width = [&](int i) { return static_cast<std::size_t>(t.width(i)); };
+  const int mt = t.row_tiles(), nt = t.tiles();
+  auto width = [&](int j) { return static_cast<std::size_t>(t.width(j)); };
+  auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
   auto label = [](const char* name, int i, int j) {
     return std::string(name) + "[" + std::to_string(i) + "," + std::to_string(j) + "]";
   };
-  // Every tile of A (QR updates the whole matrix), the T tiles of the lower triangle, and the
+  // Every tile of A (QR updates the whole matrix), the T tiles on and below the diagonal, and the
   // copies of the diagonal tiles' reflectors, each registered as its own matrix.
-  std::vector<Data> tiles(static_cast<std::size_t>(nt) * nt), factors(tiles.size()),
+  std::vector<Data> tiles(static_cast<std::size_t>(mt) * nt), factors(tiles.size()),
       reflectors(static_cast<std::size_t>(nt));
   std::vector<std::unique_ptr<common::HostMatrix<T>>> reflector_storage(
       static_cast<std::size_t>(nt));
-  auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * nt)]; };
+  auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * mt)]; };
   auto factor = [&](int i, int k) -> Data& {
-    return factors[static_cast<std::size_t>(i + k * nt)];
+    return factors[static_cast<std::size_t>(i + k * mt)];
   };
   // `quiet`: on the way out of a failure, where one refusal must not keep the rest registered.
   auto unregister_all = [&](bool quiet) {
@@ -136,25 +151,27 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
   };
   Factorization f;
   f.tiles = nt;
+  f.row_tiles = mt;
+  const long block = t.block();
   double start = 0;
   try {
     for (int j = 0; j < nt; ++j)
-      for (int i = 0; i < nt; ++i)
-        tile(i, j) = common::register_tile(
-            rt, home, a + static_cast<long>(i) * block + static_cast<long>(j) * block * ld,
-            width(i), width(j), static_cast<std::size_t>(ld), label("A", i, j));
+      for (int i = 0; i < mt; ++i)
+        tile(i, j) = common::register_tile(rt, home, a + i * block + j * block * ld, height(i),
+                                           width(j), static_cast<std::size_t>(ld), label("A", i, j));
     for (int k = 0; k < nt; ++k) {
-      for (int i = k; i < nt; ++i)
+      for (int i = k; i < mt; ++i)
         factor(i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
                                           static_cast<std::size_t>(t.ld()), label("T", i, k));
+      // The diagonal tile may be taller than wide (the last tile column of a tall matrix).
       auto& v = reflector_storage[static_cast<std::size_t>(k)];
-      v = std::make_unique<common::HostMatrix<T>>(width(k) * width(k), backed);
+      v = std::make_unique<common::HostMatrix<T>>(height(k) * width(k), backed);
       reflectors[static_cast<std::size_t>(k)] =
-          rt.register_matrix(v->data(), width(k), width(k), width(k), label("V", k, k));
+          rt.register_matrix(v->data(), height(k), width(k), height(k), label("V", k, k));
     }
     rt.reset_stats();
     start = rt.seconds();
-    for_each_task(nt, [&](Kernel kernel, int i, int j, int k, int priority) {
+    for_each_task(mt, nt, [&](Kernel kernel, int i, int j, int k, int priority) {
       Data& v = reflectors[static_cast<std::size_t>(k)];
       switch (kernel) {
         case Kernel::Geqrt:
@@ -208,6 +225,10 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
 template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, int, long, int,
                                         TFactors<float>&, bool, const MatrixHome&);
 template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, int, long, int,
+                                         TFactors<double>&, bool, const MatrixHome&);
+template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, long,
+                                        TFactors<float>&, bool, const MatrixHome&);
+template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, long,
                                          TFactors<double>&, bool, const MatrixHome&);
 
 }  // namespace conveyor::apps::qr

@@ -42,7 +42,8 @@ struct QrCodelets {
 /// What one factorisation did.
 struct Factorization {
   double time_s = 0;  ///< from the first submit until wait_all returned
-  int tiles = 0;      ///< tiles per side
+  int tiles = 0;      ///< tile columns (tiles per side of a square matrix)
+  int row_tiles = 0;  ///< tile rows (more than tiles when the matrix has more rows than columns)
   std::uint64_t geqrt_tasks = 0, gemqrt_tasks = 0, tpqrt_tasks = 0, tpmqrt_tasks = 0;
   RuntimeStats stats;  ///< this factorisation alone
   std::uint64_t total_tasks() const {
@@ -65,12 +66,22 @@ template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, long ld, int block,
                         TFactors<T>& t, bool backed = true, const MatrixHome& home = {});
 
+/// The same for the m x n matrix (m >= n) that `t` was made for (TFactors(MatrixSize{m, n}, ...)),
+/// in its tiles: mt x nt of them, the same task flow with rows nt .. mt - 1 below the last
+/// diagonal tile (LAPACK's geqrf of a tall matrix: R n x n on top, the reflectors below it).
+/// Throws UsageError when ld < m.
+template <typename T>
+Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, TFactors<T>& t,
+                        bool backed = true, const MatrixHome& home = {});
+
 /// Tasks of each kind for `tiles` tiles per side: geqrt t, gemqrt and tpqrt t(t-1)/2, tpmqrt
-/// (t-1)t(2t-1)/6.
+/// (t-1)t(2t-1)/6; for mt x nt tiles (mt >= nt) geqrt nt, gemqrt nt(nt-1)/2, tpqrt and tpmqrt the
+/// sums over the steps k < nt of (mt-1-k) and (mt-1-k)(nt-1-k).
 struct TaskCounts {
   std::uint64_t geqrt, gemqrt, tpqrt, tpmqrt;
   std::uint64_t total() const { return geqrt + gemqrt + tpqrt + tpmqrt; }
 };
 TaskCounts task_counts(int tiles);
+TaskCounts task_counts(int row_tiles, int col_tiles);
 
 }  // namespace conveyor::apps::qr

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "common/blas_threads.hpp"
 #include "common/parallel_for.hpp"
 #include "common/precision.hpp"
+#include "conveyor/error.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_graph.hpp"
 
@@ -38,39 +40,42 @@ double finite_or_infinity(double v) {
 }  // namespace
 
 template <typename T>
-std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t) {
-  const int n = t.n(), b = t.block(), nt = t.tiles();
-  const long nn = n;
-  std::vector<T> q(static_cast<std::size_t>(nn * nn), T(0));
-  for (long i = 0; i < nn; ++i) q[static_cast<std::size_t>(i + i * nn)] = T(1);
+std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns) {
+  const int m = t.m(), b = t.block();
+  if (columns < t.n() || columns > m)
+    throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
+                     std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
+  const long mm = m;
+  std::vector<T> q(static_cast<std::size_t>(mm * columns), T(0));
+  for (long i = 0; i < columns; ++i) q[static_cast<std::size_t>(i + i * mm)] = T(1);
   // Q = Q_1 Q_2 ... (each factorisation kernel's Q, in program order) applied to I: the kernels in
   // reverse order, without transpose. The updates (gemqrt, tpmqrt, ttmqrt) belong to R, not Q.
   std::vector<Task> tasks;
-  for_each_tree_task(nt, t.domains(), [&](const Task& task) {
+  for_each_tree_task(t.row_tiles(), t.tiles(), t.domains(), [&](const Task& task) {
     if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
         task.kernel == Kernel::Ttqrt)
       tasks.push_back(task);
   });
-  auto at = [&](int row_tile, int c0) { return q.data() + long{row_tile} * b + c0 * nn; };
+  auto at = [&](int row_tile, int c0) { return q.data() + long{row_tile} * b + c0 * mm; };
   auto in = [&](int row_tile, int c0) { return a + long{row_tile} * b + c0 * ld; };
   const int lda = static_cast<int>(ld), ldt = static_cast<int>(t.ld());
   for (auto task = tasks.rbegin(); task != tasks.rend(); ++task) {
     // Steps after k only touched rows below k's tile row, where columns left of tile k are still
     // those of I (zero): apply step k to the columns from k's tile on.
     const int k = task->k, i = task->i, h = task->top;
-    const int c0 = k * b, cols = n - c0, wk = t.width(k), wi = t.width(i);
+    const int c0 = k * b, cols = columns - c0, wk = t.width(k), hi = t.height(i);
     switch (task->kernel) {
       case Kernel::Geqrt:
-        cpu_gemqrt<T>(false, wi, cols, std::min(wi, wk), t.rows(i, k), in(i, c0), lda, t.tile(i, k),
-                      ldt, at(i, c0), n);
+        cpu_gemqrt<T>(false, hi, cols, std::min(hi, wk), t.rows(i, k), in(i, c0), lda,
+                      t.tile(i, k), ldt, at(i, c0), m);
         break;
       case Kernel::Tpqrt:
-        cpu_tpmqrt<T>(false, wi, cols, wk, t.ib(k), in(i, c0), lda, t.tile(i, k), ldt, at(h, c0), n,
-                      at(i, c0), n);
+        cpu_tpmqrt<T>(false, hi, cols, wk, t.ib(k), in(i, c0), lda, t.tile(i, k), ldt, at(h, c0), m,
+                      at(i, c0), m);
         break;
       case Kernel::Ttqrt:
-        cpu_ttmqrt<T>(false, wi, cols, wk, t.ib(k), in(i, c0), lda, t.tree_tile(i, k), ldt,
-                      at(h, c0), n, at(i, c0), n);
+        cpu_ttmqrt<T>(false, hi, cols, wk, t.ib(k), in(i, c0), lda, t.tree_tile(i, k), ldt,
+                      at(h, c0), m, at(i, c0), m);
         break;
       default:
         break;
@@ -80,24 +85,28 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t) {
 }
 
 template <typename T>
+std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t) {
+  return form_q(a, ld, t, t.m());
+}
+
+template <typename T>
 QrCheck check_qr(const GeneralMatrix& original, const T* a, long ld, const TFactors<T>& t) {
   AllBlasThreads blas_threads;
-  const int n = t.n();
-  const long nn = n;
-  const auto size = static_cast<std::size_t>(nn * nn);
-  std::vector<double> q(size);
+  const int m = t.m(), n = t.n();
+  const long mm = m, nn = n;
+  std::vector<double> q(static_cast<std::size_t>(mm * nn));
   {
-    std::vector<T> qt = form_q(a, ld, t);
+    std::vector<T> qt = form_q(a, ld, t, n);  // the reduced Q, m x n: A = Q R with R n x n
     common::parallel_for(n, [&](long c) {
-      for (long r = 0; r < nn; ++r)
-        q[static_cast<std::size_t>(r + c * nn)] = qt[static_cast<std::size_t>(r + c * nn)];
+      for (long r = 0; r < mm; ++r)
+        q[static_cast<std::size_t>(r + c * mm)] = qt[static_cast<std::size_t>(r + c * mm)];
     });
   }
   QrCheck result;
-  std::vector<double> w(size);
+  std::vector<double> w(static_cast<std::size_t>(nn * nn));
 
   // Q^T Q in the upper triangle; each off-diagonal entry stands for its mirror image too.
-  host_gram_upper(n, q.data(), n, w.data(), n);
+  host_gram_upper(m, n, q.data(), m, w.data(), n);
   double orth_sq = sum_over_columns(n, [&](long c) {
     double s = 0;
     for (long r = 0; r <= c; ++r) {
@@ -108,22 +117,22 @@ QrCheck check_qr(const GeneralMatrix& original, const T* a, long ld, const TFact
   });
   result.orthogonality = finite_or_infinity(std::sqrt(orth_sq) / n);
 
-  // R (the upper triangle of a) in double, zeros below, then Q <- Q R.
+  // R (the upper triangle of a's first n rows) in double, zeros below, then Q <- Q R.
   common::parallel_for(n, [&](long c) {
     double* dst = w.data() + c * nn;
     const T* src = a + c * ld;
     for (long r = 0; r < nn; ++r) dst[r] = r <= c ? static_cast<double>(src[r]) : 0.0;
   });
-  host_times_upper(n, w.data(), n, q.data(), n);
+  host_times_upper(m, n, w.data(), n, q.data(), m);
   double norm_sq = 0;
   double error_sq = 0;
   {
     std::vector<double> norms(static_cast<std::size_t>(n));
     error_sq = sum_over_columns(n, [&](long c) {
       double e = 0, s = 0;
-      for (long r = 0; r < nn; ++r) {
+      for (long r = 0; r < mm; ++r) {
         double v = original(static_cast<int>(r), static_cast<int>(c));
-        double d = v - q[static_cast<std::size_t>(r + c * nn)];
+        double d = v - q[static_cast<std::size_t>(r + c * mm)];
         e += d * d;
         s += v * v;
       }
@@ -154,6 +163,8 @@ double orthogonality_bound(int n) {
 
 template std::vector<float> form_q<float>(const float*, long, const TFactors<float>&);
 template std::vector<double> form_q<double>(const double*, long, const TFactors<double>&);
+template std::vector<float> form_q<float>(const float*, long, const TFactors<float>&, int);
+template std::vector<double> form_q<double>(const double*, long, const TFactors<double>&, int);
 template QrCheck check_qr<float>(const GeneralMatrix&, const float*, long, const TFactors<float>&);
 template QrCheck check_qr<double>(const GeneralMatrix&, const double*, long,
                                   const TFactors<double>&);

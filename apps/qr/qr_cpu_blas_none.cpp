@@ -41,8 +41,8 @@ void cpu_ttmqrt(bool, int, int, int, int, const T*, int, const T*, int, T*, int,
   missing();
 }
 
-void host_gram_upper(int, const double*, int, double*, int) { missing(); }
-void host_times_upper(int, const double*, int, double*, int) { missing(); }
+void host_gram_upper(int, int, const double*, int, double*, int) { missing(); }
+void host_times_upper(int, int, const double*, int, double*, int) { missing(); }
 
 #define CONVEYOR_INSTANTIATE(T)                                                                    \
   template void cpu_geqrt<T>(int, int, int, T*, int, T*, int);                                     \

@@ -120,12 +120,12 @@ void cpu_ttmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv
   pentagonal_mqrt(transpose, m, n, k, std::min(m, k), ib, v, ldv, t, ldt, a, lda, b, ldb, "ttmqrt");
 }
 
-void host_gram_upper(int n, const double* q, int ldq, double* c, int ldc) {
-  cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, n, n, 1.0, q, ldq, 0.0, c, ldc);
+void host_gram_upper(int m, int n, const double* q, int ldq, double* c, int ldc) {
+  cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, n, m, 1.0, q, ldq, 0.0, c, ldc);
 }
 
-void host_times_upper(int n, const double* r, int ldr, double* b, int ldb) {
-  cblas_dtrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, n, 1.0, r, ldr,
+void host_times_upper(int m, int n, const double* r, int ldr, double* b, int ldb) {
+  cblas_dtrmm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, m, n, 1.0, r, ldr,
               b, ldb);
 }
 

@@ -46,9 +46,10 @@ template <typename T>
 void cpu_ttmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* a, int lda, T* b, int ldb);
 
-/// Host products for the check (double precision, every BLAS thread the caller allows):
-/// c = q^T q in the upper triangle of c (n x n), and b <- b r for r upper triangular (n x n).
-void host_gram_upper(int n, const double* q, int ldq, double* c, int ldc);
-void host_times_upper(int n, const double* r, int ldr, double* b, int ldb);
+/// Host products for the check (double precision, every BLAS thread the caller allows), q and b
+/// m x n: c = q^T q in the upper triangle of c (n x n), and b <- b r for r upper triangular
+/// (n x n).
+void host_gram_upper(int m, int n, const double* q, int ldq, double* c, int ldc);
+void host_times_upper(int m, int n, const double* r, int ldr, double* b, int ldb);
 
 }  // namespace conveyor::apps::qr

@@ -3,6 +3,8 @@
 // program order, with the priorities that keep the panel moving; with a reduction tree across
 // domains of tile rows (Hadri et al.'s and DPLASMA's hierarchical QR) for runs over several
 // process rows.
+#include <utility>
+
 namespace conveyor::apps::qr {
 
 enum class Kernel { Geqrt, Gemqrt, Tpqrt, Tpmqrt, Ttqrt, Ttmqrt };
@@ -16,10 +18,10 @@ struct Task {
   int priority;
 };
 
-/// Calls f(const Task&) for each task of a factorisation with `nt` tiles per side whose tile rows
-/// are cut into `domains` domains, row i in domain i mod domains (on a P x Q process grid, one
+/// Calls f(const Task&) for each task of a factorisation of `mt` x `nt` tiles (mt >= nt: as many
+/// tile rows as columns or more) whose tile rows are cut into `domains` domains, row i in domain i mod domains (on a P x Q process grid, one
 /// domain per process row: each domain's rows live on one process row). At step k the domain
-/// tops are rows k .. k + domains - 1 (those below nt), and the step is
+/// tops are rows k .. k + domains - 1 (those below mt), and the step is
 ///
 ///   for each top h:
 ///     geqrt(h, k)        A_hk rw, V_hk w, T_hk w            A_hk = Q_hk R_hk
@@ -27,7 +29,7 @@ struct Task {
 ///     for each other row i of h's domain, i > h:
 ///       tpqrt(i, k)      A_hk rw, A_ik rw, T_ik w            [R_hk; A_ik] = Q_ik [R'; 0]
 ///       tpmqrt(i, j, k)  A_ik r, T_ik r, A_hj rw, A_ij rw    [A_hj; A_ij] <- Q_ik^T [..]
-///   for s = 1, 2, 4, .. < domains, for tops h = k + m (m a multiple of 2s) and i = h + s < nt:
+///   for s = 1, 2, 4, .. < domains, for tops h = k + m (m a multiple of 2s) and i = h + s < mt:
 ///     ttqrt(i, k)        A_hk rw, A_ik rw, TT_ik w           [R_hk; R_ik] = Q [R'; 0]
 ///     ttmqrt(i, j, k)    A_ik r, TT_ik r, A_hj rw, A_ij rw   [A_hj; A_ij] <- Q^T [..]
 ///
@@ -48,19 +50,19 @@ inline bool is_domain_top(int i, int k, int domains) { return i >= k && i - k < 
 /// goes first, so the chain geqrt -> tpqrt ... -> tpmqrt of column k+1 -> geqrt is not starved by
 /// later columns.
 template <typename F>
-void for_each_tree_task(int nt, int domains, F&& f) {
+void for_each_tree_task(int mt, int nt, int domains, F&& f) {
   auto priority = [&](int column, int kind_bonus) { return 4 * (nt - column) + kind_bonus; };
   for (int k = 0; k < nt; ++k) {
-    for (int h = k; h < nt && is_domain_top(h, k, domains); ++h) {
+    for (int h = k; h < mt && is_domain_top(h, k, domains); ++h) {
       f(Task{Kernel::Geqrt, h, k, k, h, priority(k, 3)});
       for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Gemqrt, h, j, k, h, priority(j, 1)});
-      for (int i = h + domains; i < nt; i += domains) {
+      for (int i = h + domains; i < mt; i += domains) {
         f(Task{Kernel::Tpqrt, i, k, k, h, priority(k, 2)});
         for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Tpmqrt, i, j, k, h, priority(j, 0)});
       }
     }
     for (int s = 1; s < domains; s *= 2)
-      for (int h = k; h + s < k + domains && h + s < nt; h += 2 * s) {
+      for (int h = k; h + s < k + domains && h + s < mt; h += 2 * s) {
         const int i = h + s;
         f(Task{Kernel::Ttqrt, i, k, k, h, priority(k, 2)});
         for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Ttmqrt, i, j, k, h, priority(j, 0)});
@@ -68,11 +70,21 @@ void for_each_tree_task(int nt, int domains, F&& f) {
   }
 }
 
-/// The flat tree (one domain) as f(kernel, i, j, k, priority): geqrt(k), gemqrt(k, j), tpqrt(i, k)
-/// and tpmqrt(i, j, k) for every i > k; no TT kernels.
+/// A square matrix of `nt` tiles per side.
+template <typename F>
+void for_each_tree_task(int nt, int domains, F&& f) {
+  for_each_tree_task(nt, nt, domains, std::forward<F>(f));
+}
+
+/// The flat tree (one domain) of `mt` x `nt` tiles as f(kernel, i, j, k, priority): geqrt(k),
+/// gemqrt(k, j), tpqrt(i, k) and tpmqrt(i, j, k) for every row i > k; no TT kernels.
+template <typename F>
+void for_each_task(int mt, int nt, F&& f) {
+  for_each_tree_task(mt, nt, 1, [&](const Task& t) { f(t.kernel, t.i, t.j, t.k, t.priority); });
+}
 template <typename F>
 void for_each_task(int nt, F&& f) {
-  for_each_tree_task(nt, 1, [&](const Task& t) { f(t.kernel, t.i, t.j, t.k, t.priority); });
+  for_each_task(nt, nt, std::forward<F>(f));
 }
 
 }  // namespace conveyor::apps::qr

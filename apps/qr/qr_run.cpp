@@ -42,13 +42,14 @@ RunResult run_typed(const RunConfig& c) {
   // allocated after it started: the runtime rejects a bad scheduler before the memory is taken.
   // A simulation that runs no kernels only passes tile addresses around: the matrix is reserved,
   // not backed (common::HostMatrix).
-  const GeneralMatrix matrix(c.n);
+  const int m = c.rows();
+  const GeneralMatrix matrix(m, c.n);
   std::optional<common::HostMatrix<T>> a;
   std::optional<TFactors<T>> factors;
   Runtime rt(options);
-  const std::size_t elements = static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n);
+  const std::size_t elements = static_cast<std::size_t>(m) * static_cast<std::size_t>(c.n);
   a.emplace(elements, touches_matrix(c));
-  TFactors<T>& t = factors.emplace(c.n, result.block, result.ib);
+  TFactors<T>& t = factors.emplace(MatrixSize{m, c.n}, result.block, result.ib);
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
   if (!simulated(c)) rt.pin_host(a->data(), elements * sizeof(T));
   auto now_us = [&rt] { return rt.seconds() * 1e6; };
@@ -73,12 +74,11 @@ RunResult run_typed(const RunConfig& c) {
     tell(c.progress, "factorisations", r, c.repeat);
     double start = now_us();
     if (touches_matrix(c)) {
-      matrix.fill(a->data(), c.n);
+      matrix.fill(a->data(), m);
       phases.push_back({"matrix generation (not timed)", start, now_us(), false});
     }
     start = now_us();
-    Factorization f =
-        factorize(rt, codelets, a->data(), c.n, c.n, result.block, t, touches_matrix(c));
+    Factorization f = factorize(rt, codelets, a->data(), m, t, touches_matrix(c));
     phases.push_back(
         {"factorisation " + std::to_string(r + 1) + " (timed)", start, now_us(), true});
     result.times_s.push_back(f.time_s);
@@ -90,13 +90,13 @@ RunResult run_typed(const RunConfig& c) {
   }
 
   result.median_time_s = common::median(result.times_s);
-  result.gflops = qr_flops(c.n) / result.best.time_s / 1e9;
-  result.residual_bound = residual_bound<T>(c.n);
-  result.orthogonality_bound = orthogonality_bound<T>(c.n);
+  result.gflops = qr_flops(m, c.n) / result.best.time_s / 1e9;
+  result.residual_bound = residual_bound<T>(m);
+  result.orthogonality_bound = orthogonality_bound<T>(m);
   if (c.check) {
     tell(c.progress, "check");
     result.checked = true;
-    result.check = check_qr(matrix, a->data(), c.n, t);
+    result.check = check_qr(matrix, a->data(), m, t);
   }
   return result;
 }
@@ -126,6 +126,10 @@ void validate_device(const RunConfig& c, const std::string& id) {
 
 void validate(const RunConfig& c, bool needs_memory) {
   if (c.n <= 0) throw UsageError("qr: --n must be positive (got " + std::to_string(c.n) + ")");
+  if (c.m < 0) throw UsageError("qr: --m must be positive (got " + std::to_string(c.m) + ")");
+  if (c.rows() < c.n)
+    throw UsageError("qr: --m (rows) must be at least --n (columns): got " + std::to_string(c.m) +
+                     " x " + std::to_string(c.n) + "; the QR of the transpose is an LQ");
   if (c.block < 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(c.block) + ")");
   if (c.ib <= 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
@@ -145,22 +149,22 @@ void validate(const RunConfig& c, bool needs_memory) {
         "install OpenBLAS + LAPACKE (scripts/setup-deps.sh) and reconfigure");
 
   if (!needs_memory || !touches_matrix(c)) return;
-  // The matrix, Q and two double matrices for the check.
-  double elements = static_cast<double>(c.n) * c.n;
-  double element_bytes = c.precision == Precision::Single ? 4 : 8;
-  double need =
-      elements * element_bytes + (c.check ? elements * (element_bytes + 2 * sizeof(double)) : 0.0);
-  common::require_host_memory("qr", c.n, need);
+  // The matrix, and for the check the reduced Q twice (T, then double) and an n x n double matrix.
+  const double elements = static_cast<double>(c.rows()) * c.n;
+  const double element_bytes = c.precision == Precision::Single ? 4 : 8;
+  const double check_bytes =
+      elements * (element_bytes + sizeof(double)) + static_cast<double>(c.n) * c.n * sizeof(double);
+  common::require_host_memory("qr", c.n, elements * element_bytes + (c.check ? check_bytes : 0));
 }
 
 namespace {
 // The factorisation's tasks by kind (flat tree), for the tile rule's models: square tiles, T
 // tiles of min(ib, b) rows, buffers in the order of qr_graph.hpp, flops of the codelets' cost
-// functions (qr.cpp).
-common::TileWorkload workload(Precision precision, int ib) {
-  return [precision, ib](int n, int b) {
-    const int tiles = (n + b - 1) / b;
-    const TaskCounts count = task_counts(tiles);
+// functions (qr.cpp). `rows`: the matrix's rows (0: as many as columns).
+common::TileWorkload workload(Precision precision, int ib, int rows) {
+  return [precision, ib, rows](int n, int b) {
+    const int m = std::max(rows, n);
+    const TaskCounts count = task_counts((m + b - 1) / b, (n + b - 1) / b);
     const double b3 = static_cast<double>(b) * b * b;
     const std::size_t element = precision == Precision::Single ? 4 : 8;
     const std::size_t tile = static_cast<std::size_t>(b) * b * element;
@@ -175,7 +179,7 @@ common::TileWorkload workload(Precision precision, int ib) {
 }  // namespace
 
 int block_for(const RunConfig& c) {
-  return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib));
+  return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib, c.m));
 }
 
 RunResult run_qr(const RunConfig& config) {

@@ -17,7 +17,8 @@ namespace conveyor::apps::qr {
 inline constexpr int kDefaultInnerBlock = 32;
 
 struct RunConfig {
-  int n = 4096;
+  int n = 4096;                 ///< columns (the order of a square matrix)
+  int m = 0;                    ///< rows, m >= n; 0: n (square)
   int block = 0;                ///< tile size; 0: block_for (the tile rule, block_size.hpp)
   int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
   Precision precision = Precision::Double;
@@ -29,6 +30,7 @@ struct RunConfig {
   bool check = false;   ///< residual and orthogonality after the last factorisation
   std::string trace;    ///< write the runtime's Chrome trace here (empty: none)
   ProgressFn progress;  ///< hears of the warm-up, each timed run and the check (may be empty)
+  int rows() const { return m > 0 ? m : n; }
 };
 
 struct RunResult {
@@ -37,7 +39,7 @@ struct RunResult {
   Factorization best;
   std::vector<double> times_s;
   double median_time_s = 0;
-  double gflops = 0;  ///< 4/3 n^3 / best time, in 1e9 flop/s
+  double gflops = 0;  ///< 2 m n^2 - 2/3 n^3 (4/3 n^3 when square) / best time, in 1e9 flop/s
   bool checked = false;
   QrCheck check;
   double residual_bound = 0, orthogonality_bound = 0;

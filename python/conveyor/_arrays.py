@@ -151,12 +151,6 @@ class GpuOps:
                 return self._empty_fortran(array.shape, dtype).copy_(array)
             return self.lib.array(array, dtype=dtype, order="F", copy=True)
 
-    def zeros_fortran(self, rows, cols, dtype):
-        with self._on_device():
-            if self.torch:
-                return self._empty_fortran((rows, cols), dtype).zero_()
-            return self.lib.zeros((rows, cols), dtype=dtype, order="F")
-
     def _empty_fortran(self, shape, dtype):
         reverse = tuple(range(len(shape)))[::-1]
         return self.lib.empty(tuple(shape)[::-1], dtype=self._dtype(dtype),

@@ -155,8 +155,8 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
 
     New Fortran-ordered arrays; float32 stays float32, other real dtypes are computed in float64.
     The signs of R's diagonal (and of Q's columns with them) may differ from NumPy's: both are
-    QR factorisations. A matrix with m > n is factorised as the m x m matrix [a, 0] (zero columns
-    appended: exactly the same Q and R, at the cost of an m x m factorisation).
+    QR factorisations. A matrix with m > n is factorised in its own tiles (2 m n^2 flops, as
+    LAPACK's geqrf), and Q formed with only the columns asked for.
 
     Arguments (keywords but mode):
       block      tile size, a positive int; None (default) chooses it as `conveyor qr` does.
@@ -196,24 +196,18 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
     _checks.finite(a, what)
     dtype = _checks.working_dtype(a)
     # The runtime factorises column-major tiles in place: a Fortran-ordered copy becomes R (the
-    # caller's array is left as it was, as NumPy does). The tile QR is square: for m > n, [a, 0].
-    # Householder QR reduces column j with reflectors made from columns 0..j only, so the first n
-    # reflectors are a's own; the zero columns stay zero under them and add identity reflectors
-    # (tau = 0). So [a, 0] = Q [R_a, 0; 0, 0] with R_a n x n: a = Q[:, :n] R_a, exactly.
-    if m == n:
-        work = _np.array(a, dtype=dtype, order="F", copy=True)
-    else:
-        work = _np.zeros((m, m), dtype=dtype, order="F")
-        work[:, :n] = a
-    q = _core.qr_in_place(work, block, ib, devices, cpus, scheduler, want_q=mode != "r")
-    if m == n:
-        r = work
-    else:
-        r = _np.array(work[:m if mode == "complete" else n, :n], order="F")
-        if mode == "reduced":
-            q = _np.array(q[:, :n], order="F")
+    # caller's array is left as it was, as NumPy does): m x mt tiles, R n x n on top.
+    work = _np.array(a, dtype=dtype, order="F", copy=True)
+    q = _core.qr_in_place(work, block, ib, devices, cpus, scheduler,
+                          q_columns=_q_columns(mode, m, n))
+    r = work if m == n or mode == "complete" else _np.array(work[:n], order="F")
     r = _arrays.like(r, original)
     return r if mode == "r" else (_arrays.like(q, original), r)
+
+
+def _q_columns(mode, m, n):
+    """The columns of Q that `mode` returns (0: none)."""
+    return {"r": 0, "reduced": n, "complete": m}[mode]
 
 
 def _qr_on_gpu(a, home, mode, block, ib, devices, cpus, scheduler):
@@ -228,22 +222,13 @@ def _qr_on_gpu(a, home, mode, block, ib, devices, cpus, scheduler):
     if not ops.all_finite(a):
         raise _core.UsageError(f"qr: the matrix has a non-finite entry (checked on {home})")
     dtype = _checks.working_dtype(stand_in)
-    # As on the host: the tile QR is square, so m > n factorises [a, 0] (qr() says why exactly).
-    if m == n:
-        work = ops.fortran(a, dtype)
-    else:
-        work = ops.zeros_fortran(m, m, dtype)
-        work[:, :n] = a
-    q = _core.qr_on_device(ops.address(work), m, _np.dtype(dtype).name, home, block, ib, devices,
-                           cpus, scheduler, want_q=mode != "r")
+    work = ops.fortran(a, dtype)
+    q = _core.qr_on_device(ops.address(work), m, n, _np.dtype(dtype).name, home, block, ib,
+                           devices, cpus, scheduler, q_columns=_q_columns(mode, m, n))
     r = ops.upper(work)  # the reflectors below the diagonal become zeros
-    if m != n:
-        r = ops.fortran(r[:m if mode == "complete" else n, :n], dtype)
-    if mode == "r":
-        return r
-    if m != n and mode == "reduced":
-        q = _np.array(q[:, :n], order="F")
-    return ops.to_device(q), r
+    if m != n and mode != "complete":
+        r = ops.fortran(r[:n], dtype)
+    return r if mode == "r" else (ops.to_device(q), r)
 
 
 _SOLVE_BLOCK = 256  # rows per step of the triangular solves

@@ -177,25 +177,26 @@ struct SingleThreadedBlasWhileAlive {
   ~SingleThreadedBlasWhileAlive() { apps::common::use_all_threads_blas(); }
 };
 
-// An n x n Fortran-ordered NumPy array that owns `values`.
+// A rows x cols Fortran-ordered NumPy array that owns `values`.
 template <typename T>
-nb::object fortran_array(std::unique_ptr<std::vector<T>> values, int n) {
+nb::object fortran_array(std::unique_ptr<std::vector<T>> values, int rows, int cols) {
   T* data = values->data();
   nb::capsule owner(values.get(), [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   values.release();  // the capsule owns it now
-  const auto side = static_cast<std::size_t>(n);
-  const std::size_t shape[2] = {side, side};
-  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(n)};
+  const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
+  const std::int64_t strides[2] = {1, static_cast<std::int64_t>(rows)};
   return nb::cast(nb::ndarray<nb::numpy, T>(data, 2, shape, owner, strides));
 }
 
-// The tile QR of apps/qr on `a` in place: R ends in its upper triangle (zeros written below), and,
-// when `want_q`, the explicit Q (n x n, Fortran order) is returned, else None.
+// The tile QR of apps/qr on an m x n matrix (m >= n) in place: R ends in its upper triangle
+// (zeros written below it on the host), and with q_columns > 0 (n: the reduced Q, m: the complete
+// one) the explicit Q, m x q_columns in Fortran order, is returned, else None.
 // The app's own checks, as `conveyor qr` makes them: devices that exist and can run the kernels in
 // this precision, workers at all, LAPACKE in the build (form_q needs it too).
 template <typename T>
-apps::qr::RunConfig checked_qr_config(int n, int block, int ib, RuntimeOptions options) {
+apps::qr::RunConfig checked_qr_config(int m, int n, int block, int ib, RuntimeOptions options) {
   apps::qr::RunConfig config;
+  config.m = m;
   config.n = n;
   config.block = block;
   config.ib = ib;
@@ -206,14 +207,21 @@ apps::qr::RunConfig checked_qr_config(int n, int block, int ib, RuntimeOptions o
   return config;
 }
 
+// The factors for config's matrix, in the tile size the app would choose.
 template <typename T>
-nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, bool want_q) {
+apps::qr::TFactors<T> qr_factors(const apps::qr::RunConfig& config) {
+  const int block = apps::qr::block_for(config);
+  return apps::qr::TFactors<T>(apps::qr::MatrixSize{config.rows(), config.n}, block,
+                               std::min(config.ib, block));
+}
+
+template <typename T>
+nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_columns) {
   namespace qr = apps::qr;
-  const int n = static_cast<int>(a.shape(0));
+  const int m = static_cast<int>(a.shape(0)), n = static_cast<int>(a.shape(1));
   T* data = static_cast<T*>(a.data());
-  qr::RunConfig config = checked_qr_config<T>(n, block, ib, std::move(options));
-  block = qr::block_for(config);
-  qr::TFactors<T> factors(n, block, std::min(ib, block));
+  qr::RunConfig config = checked_qr_config<T>(m, n, block, ib, std::move(options));
+  qr::TFactors<T> factors = qr_factors<T>(config);
   std::unique_ptr<std::vector<T>> q;
   {
     nb::gil_scoped_release release;
@@ -221,32 +229,41 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, bool w
       SingleThreadedBlasWhileAlive blas_threads;
       Runtime rt(std::move(config.runtime));
       qr::QrCodelets codelets(config.precision);
-      qr::factorize<T>(rt, codelets, data, n, n, block, factors);
+      qr::factorize<T>(rt, codelets, data, m, factors);
     }
-    if (want_q) q = std::make_unique<std::vector<T>>(qr::form_q<T>(data, n, factors));
+    if (q_columns > 0)
+      q = std::make_unique<std::vector<T>>(qr::form_q<T>(data, m, factors, q_columns));
     // numpy.linalg.qr's R: zeros below the diagonal, where the reflectors were.
     for (int j = 0; j < n; ++j)
-      std::fill(data + static_cast<std::size_t>(j) * n + j + 1,
-                data + static_cast<std::size_t>(j) * n + n, T(0));
+      std::fill(data + static_cast<std::size_t>(j) * m + j + 1,
+                data + static_cast<std::size_t>(j) * m + m, T(0));
   }
   if (!q) return nb::none();
-  return fortran_array(std::move(q), n);
+  return fortran_array(std::move(q), m, q_columns);
+}
+
+// An m x n matrix the tile QR can take, and a Q of 0 (none), n or m columns.
+void check_qr_shape(std::size_t m, std::size_t n, int block, int ib, int q_columns) {
+  if (m < n)
+    throw UsageError("qr: the matrix must have at least as many rows as columns (got " +
+                     std::to_string(m) + " x " + std::to_string(n) + ")");
+  if (n == 0 || m > static_cast<std::size_t>(INT_MAX / 2))
+    throw UsageError("qr: a " + std::to_string(m) + " x " + std::to_string(n) +
+                     " matrix is out of range");
+  if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
+  if (ib <= 0) throw UsageError("qr: ib must be positive");
+  if (q_columns != 0 && q_columns != static_cast<int>(n) && q_columns != static_cast<int>(m))
+    throw UsageError("qr: Q has n or m columns (or none: 0)");
 }
 
 nb::object qr_in_place(Matrix a, int block, int ib, nb::handle devices, int cpus,
-                       std::string scheduler, bool want_q) {
-  if (a.shape(0) != a.shape(1))
-    throw UsageError("qr: the matrix must be square (got " + std::to_string(a.shape(0)) + " x " +
-                     std::to_string(a.shape(1)) + ")");
-  if (a.shape(0) == 0 || a.shape(0) > static_cast<std::size_t>(INT_MAX / 2))
-    throw UsageError("qr: n = " + std::to_string(a.shape(0)) + " is out of range");
-  if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
-  if (ib <= 0) throw UsageError("qr: ib must be positive");
+                       std::string scheduler, int q_columns) {
+  check_qr_shape(a.shape(0), a.shape(1), block, ib, q_columns);
   RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler));
   if (a.dtype() == nb::dtype<double>())
-    return qr_typed<double>(a, block, ib, std::move(options), want_q);
+    return qr_typed<double>(a, block, ib, std::move(options), q_columns);
   if (a.dtype() == nb::dtype<float>())
-    return qr_typed<float>(a, block, ib, std::move(options), want_q);
+    return qr_typed<float>(a, block, ib, std::move(options), q_columns);
   throw UsageError("qr: the matrix must hold float64 or float32");
 }
 
@@ -293,50 +310,51 @@ Outcome cholesky_on_device(std::uintptr_t address, std::size_t n, const std::str
   throw UsageError("cholesky: the matrix must hold float64 or float32");
 }
 
-// The tile QR of a device matrix in place: R and the reflectors stay in the device memory (the T
-// factors are host data). With `want_q`, Q is formed on the host from a host copy of the
-// reflectors that the runtime makes (acquire) and returned as NumPy (the caller moves it to the
-// GPU), else None. Zeros below R's diagonal are the caller's to write, on the device.
+// The tile QR of an m x n device matrix in place: R and the reflectors stay in the device memory
+// (the T factors are host data). With q_columns > 0, Q (m x q_columns) is formed on the host from a
+// host copy of the reflectors that the runtime makes (acquire) and returned as NumPy (the caller
+// moves it to the GPU), else None. Zeros below R's diagonal are the caller's to write, on the
+// device.
 template <typename T>
-nb::object qr_device_typed(std::uintptr_t address, int n, const std::string& device, int block,
-                           int ib, RuntimeOptions options, bool want_q) {
+nb::object qr_device_typed(std::uintptr_t address, int m, int n, const std::string& device,
+                           int block, int ib, RuntimeOptions options, int q_columns) {
   namespace qr = apps::qr;
   T* data = device_pointer<T>(address, "qr");
-  qr::RunConfig config = checked_qr_config<T>(n, block, ib, std::move(options));
-  block = qr::block_for(config);
-  qr::TFactors<T> factors(n, block, std::min(ib, block));
+  qr::RunConfig config = checked_qr_config<T>(m, n, block, ib, std::move(options));
+  qr::TFactors<T> factors = qr_factors<T>(config);
   std::unique_ptr<std::vector<T>> q;
   {
     nb::gil_scoped_release release;
     SingleThreadedBlasWhileAlive blas_threads;
     Runtime rt(std::move(config.runtime));
     qr::QrCodelets codelets(config.precision);
-    qr::factorize<T>(rt, codelets, data, n, n, block, factors, true, qr::MatrixHome::on(device));
-    if (want_q) {
-      const auto side = static_cast<std::size_t>(n);
-      Data whole = rt.register_device_matrix(device, data, side, side, side, "reflectors");
+    qr::factorize<T>(rt, codelets, data, m, factors, true, qr::MatrixHome::on(device));
+    if (q_columns > 0) {
+      const auto rows = static_cast<std::size_t>(m), cols = static_cast<std::size_t>(n);
+      Data whole = rt.register_device_matrix(device, data, rows, cols, rows, "reflectors");
       HostAccess reflectors = rt.acquire(whole, Access::Read);
-      q = std::make_unique<std::vector<T>>(qr::form_q<T>(reflectors.as<T>(), n, factors));
+      q = std::make_unique<std::vector<T>>(
+          qr::form_q<T>(reflectors.as<T>(), m, factors, q_columns));
       reflectors.release();
       rt.unregister(whole);
     }
   }
   if (!q) return nb::none();
-  return fortran_array(std::move(q), n);
+  return fortran_array(std::move(q), m, q_columns);
 }
 
-nb::object qr_on_device(std::uintptr_t address, std::size_t n, const std::string& dtype,
-                        const std::string& device, int block, int ib, nb::handle devices, int cpus,
-                        std::string scheduler, bool want_q) {
-  check_order(n, "qr");
-  if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
-  if (ib <= 0) throw UsageError("qr: ib must be positive");
+nb::object qr_on_device(std::uintptr_t address, std::size_t m, std::size_t n,
+                        const std::string& dtype, const std::string& device, int block, int ib,
+                        nb::handle devices, int cpus, std::string scheduler, int q_columns) {
+  check_qr_shape(m, n, block, ib, q_columns);
   RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler));
-  const int order = static_cast<int>(n);
+  const int rows = static_cast<int>(m), cols = static_cast<int>(n);
   if (dtype == "float64")
-    return qr_device_typed<double>(address, order, device, block, ib, std::move(options), want_q);
+    return qr_device_typed<double>(address, rows, cols, device, block, ib, std::move(options),
+                                   q_columns);
   if (dtype == "float32")
-    return qr_device_typed<float>(address, order, device, block, ib, std::move(options), want_q);
+    return qr_device_typed<float>(address, rows, cols, device, block, ib, std::move(options),
+                                  q_columns);
   throw UsageError("qr: the matrix must hold float64 or float32");
 }
 
@@ -400,9 +418,10 @@ void add_linalg(nb::module_& m) {
         "or, when the matrix is not positive definite, (k, message): k the order of the first\n"
         "leading minor that is not (-1: not known)");
   m.def("qr_in_place", &qr_in_place, nb::arg("a"), nb::arg("block"), nb::arg("ib"),
-        nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("want_q") = true,
-        "Factorises a square Fortran-ordered float64/float32 matrix in place with the tile QR:\n"
-        "R in its upper triangle, zeros below; returns Q (Fortran order) or None without want_q");
+        nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("q_columns"),
+        "Factorises a Fortran-ordered m x n float64/float32 matrix (m >= n) in place with the\n"
+        "tile QR: R in its upper triangle, zeros below; returns Q's first q_columns columns (n:\n"
+        "reduced, m: complete; Fortran order) or None when q_columns is 0");
   m.def("cholesky_on_device", &cholesky_on_device, nb::arg("address"), nb::arg("n"),
         nb::arg("dtype"), nb::arg("device"), nb::arg("block"), nb::arg("devices"), nb::arg("cpus"),
         nb::arg("scheduler"), nb::arg("offload"),
@@ -410,12 +429,13 @@ void add_linalg(nb::module_& m) {
         "of `device` (one of `devices`) into L where it lives; the strict upper triangle is left\n"
         "as it was. Returns (0, '') or (-1, message) when it is not positive definite (a potrf on\n"
         "a device reports nothing: check L's diagonal)");
-  m.def("qr_on_device", &qr_on_device, nb::arg("address"), nb::arg("n"), nb::arg("dtype"),
-        nb::arg("device"), nb::arg("block"), nb::arg("ib"), nb::arg("devices"), nb::arg("cpus"),
-        nb::arg("scheduler"), nb::arg("want_q") = true,
-        "Factorises the Fortran-ordered n x n float64/float32 matrix at `address` in the memory\n"
-        "of `device` (one of `devices`) with the tile QR where it lives: R in its upper triangle,\n"
-        "the reflectors below (not zeroed); returns Q as NumPy (formed on the host) or None");
+  m.def("qr_on_device", &qr_on_device, nb::arg("address"), nb::arg("m"), nb::arg("n"),
+        nb::arg("dtype"), nb::arg("device"), nb::arg("block"), nb::arg("ib"), nb::arg("devices"),
+        nb::arg("cpus"), nb::arg("scheduler"), nb::arg("q_columns"),
+        "Factorises the Fortran-ordered m x n float64/float32 matrix (m >= n) at `address` in the\n"
+        "memory of `device` (one of `devices`) with the tile QR where it lives: R in its upper\n"
+        "triangle, the reflectors below (not zeroed); returns Q's first q_columns columns as\n"
+        "NumPy (formed on the host) or None when q_columns is 0");
 }
 
 }  // namespace conveyor::python

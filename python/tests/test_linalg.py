@@ -194,7 +194,7 @@ def test_qr_on_an_opencl_device_alone():
     check_qr(a, q, r, np.float64)
 
 
-# Rectangular QR: m x n, m > n, factorised as [a, 0] (m x m), against NumPy's modes.
+# Rectangular QR: m x n, m > n, in its own tiles (mt x nt), against NumPy's modes.
 
 def matched_signs(r, r_np):
     """The signs that turn this QR's R rows (and Q columns) into NumPy's."""
@@ -227,6 +227,17 @@ def test_rectangular_qr_has_numpys_modes(shape, block, dtype):
     assert r_only.shape == (n, n)
     np.testing.assert_allclose(np.abs(r_only), np.abs(r), rtol=0, atol=tol * np.abs(r).max())
     assert np.array_equal(a, before)
+
+
+def test_tall_and_skinny_qr_costs_its_own_size():
+    # 200000 x 4: as an m x m problem it would need 320 GB; in its own tiles it is 6.4 MB.
+    m, n = 200_000, 4
+    a = np.random.default_rng(3).standard_normal((m, n))
+    q, r = conveyor.linalg.qr(a, block=64, cpus=2)
+    assert q.shape == (m, n) and r.shape == (n, n)
+    np.testing.assert_allclose(q.T @ q, np.eye(n), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(q @ r, a, rtol=0, atol=1e-12 * np.abs(a).max())
+    np.testing.assert_allclose(np.abs(r), np.abs(np.linalg.qr(a, "r")), rtol=1e-10, atol=1e-10)
 
 
 # conveyor.linalg.solve(a, b, assume_a="pos"): Cholesky on the runtime, then two triangular solves.

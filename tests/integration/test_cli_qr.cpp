@@ -58,6 +58,25 @@ TEST(CliQr, JsonRowsForBothPrecisionsWithARaggedTile) {
   EXPECT_EQ(doc["results"][1]["precision"], "double");
 }
 
+TEST(CliQr, ATallMatrixIsFactorisedInItsOwnTiles) {
+  SKIP_WITHOUT_QR();
+  // 404 x 150 in tiles of 96: 5 x 2 tiles, the last row 20 high, the last column 54 wide.
+  CliResult r = run_cli("qr --m 404 --n 150 --block 96 --ib 40 --cpus 2 --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(row["m"], 404);
+  EXPECT_EQ(row["n"], 150);
+  EXPECT_EQ(row["row_tiles"], 5);
+  EXPECT_EQ(row["tiles"], 2);
+  EXPECT_EQ(row["tasks"], 14);  // 2 geqrt, 1 gemqrt, 4 + 3 tpqrt, 4 tpmqrt
+  EXPECT_EQ(row["check"], "passed");
+  CliResult text = run_cli("qr --m 404 --n 150 --block 96 --cpus 2 --no-warmup");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("m x n = 404 x 150"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("5 x 2 tiles, 14 tasks"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("2 m n^2 - 2/3 n^3"), std::string::npos) << text.out;
+}
+
 TEST(CliQr, WithoutBlockTheTileSizeIsChosenAndSaid) {
   SKIP_WITHOUT_QR();
   // n = 512 on 4 workers: 8 tiles per side of 64 (the rule shared with cholesky).
@@ -103,7 +122,8 @@ TEST(CliQr, BadInputIsOneLineAndExitTwo) {
   for (const char* args :
        {"--n 0", "--n -4", "--block 0", "--block -3", "--ib 0", "--precision q", "--repeat 0",
         "--cpus 0", "--n 64 --sched fastest", "--n 64 --precision s,d --trace t.json",
-        "--n 4000000", "--bogus",
+        "--n 4000000", "--bogus", "--m 100 --n 200", "--m -5 --n 8", "--m 4000000 --n 4000",
+        "--m 128 --n 64 --grid 1x1",
         // Without mpirun, --grid needs one rank (with MPI) or is refused (without): bad usage.
         "--n 64 --grid 2x2", "--n 64 --grid 2y2", "--n 64 --grid 1x1 --precision s,d"}) {
     SCOPED_TRACE(args);

@@ -26,6 +26,7 @@ namespace qr = conveyor::apps::qr;
 
 struct QrCliOptions {
   int n = 4096;
+  int m = 0;  // rows; not given: n (square)
   int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
   int ib = qr::kDefaultInnerBlock;
@@ -41,8 +42,8 @@ constexpr RuntimeCommand kQr{
     .timed = "Factorisations timed",
     .warmup = "factorisation (3 x 3 tiles) before timing",
     .check =
-        "Check ||A - Q R||_F / ||A||_F and ||Q^T Q - I||_F / n, each <= 4 n * unit "
-        "roundoff; exit 1 when above",
+        "Check ||A - Q R||_F / ||A||_F and ||Q^T Q - I||_F / n, each <= 4 m * unit "
+        "roundoff (m = rows); exit 1 when above",
     .too_big = "a matrix larger than it still factorises",
     .layout = "2D block-cyclic",
 };
@@ -52,12 +53,16 @@ constexpr RuntimeCommand kQr{
 std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedRuntime& resolved) {
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
+  if (o.m != 0 && o.m != o.n && resolved.distributed())
+    throw UsageError("qr: a run over several ranks (--grid) factorises square matrices: leave out "
+                     "--m");
   if (o.tree && !resolved.distributed())
     throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   std::vector<qr::RunConfig> configs;
   for (const auto& p : o.precisions) {
     qr::RunConfig c;
     c.n = o.n;
+    c.m = o.m;
     c.block = o.block;
     c.ib = o.ib;
     c.precision = qr::parse_precision(p);
@@ -84,10 +89,12 @@ nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
   }
   const bool simulated = !c.runtime.platform.empty();
   nlohmann::json row = {
+      {"m", c.rows()},
       {"n", c.n},
       {"block", r.block},
       {"ib", r.ib},
       {"tiles", r.best.tiles},
+      {"row_tiles", r.best.row_tiles},
       {"precision", qr::to_string(c.precision)},
       {"devices", workers_label(c.runtime)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
@@ -131,13 +138,19 @@ void print_tables(std::ostream& out, const Report& report) {
   const auto& rows = report.results();
   if (rows.empty()) return;
   const auto& first = rows.front();
-  auto counts = qr::task_counts(first["tiles"].get<int>());
+  const int m = first["m"].get<int>(), n = first["n"].get<int>();
+  const int mt = first["row_tiles"].get<int>(), nt = first["tiles"].get<int>();
+  auto counts = qr::task_counts(mt, nt);
+  const std::string shape = m == n ? fmt::format("n = {}", n) : fmt::format("m x n = {} x {}", m, n);
+  const std::string tiles = m == n ? fmt::format("{} tiles per side", nt)
+                                   : fmt::format("{} x {} tiles", mt, nt);
+  const std::string flops = m == n ? "4/3 n^3" : "2 m n^2 - 2/3 n^3";
   out << fmt::format(
-      "QR n = {}, block = {}, ib = {}: {} tiles per side, {} tasks ({} geqrt, {} gemqrt, {} "
-      "tpqrt, {} tpmqrt), 4/3 n^3 = {:.3g} flop\nCPU kernels: {}\n\n",
-      first["n"].get<int>(), first["block"].get<int>(), first["ib"].get<int>(),
-      first["tiles"].get<int>(), counts.total(), counts.geqrt, counts.gemqrt, counts.tpqrt,
-      counts.tpmqrt, qr::qr_flops(first["n"].get<int>()), first["cpu_kernels"].get<std::string>());
+      "QR {}, block = {}, ib = {}: {}, {} tasks ({} geqrt, {} gemqrt, {} tpqrt, {} tpmqrt), {} = "
+      "{:.3g} flop\nCPU kernels: {}\n\n",
+      shape, first["block"].get<int>(), first["ib"].get<int>(), tiles, counts.total(),
+      counts.geqrt, counts.gemqrt, counts.tpqrt, counts.tpmqrt, flops, qr::qr_flops(m, n),
+      first["cpu_kernels"].get<std::string>());
 
   Table perf({"precision", "devices", "scheduler",
               first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual",
@@ -180,9 +193,10 @@ void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& res
   if (!o.block_given) report.add_note(chosen_block_note(first, o.n));
   if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
-  report.add_note(
-      "GFLOP/s = (4/3 n^3) / time / 1e9; time from the first submit to the end of wait_all "
-      "(fastest of --repeat)");
+  report.add_note(fmt::format(
+      "GFLOP/s = ({}) / time / 1e9; time from the first submit to the end of wait_all (fastest "
+      "of --repeat)",
+      first["m"].get<int>() == first["n"].get<int>() ? "4/3 n^3" : "2 m n^2 - 2/3 n^3"));
   if (resolved.place == RunPlace::simulated_node)
     report.add_note(fmt::format(
         "simulated on {}: the time is virtual, from the platform's rates{}", o.runtime.platform,
@@ -190,7 +204,8 @@ void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& res
   if (o.runtime.check)
     report.add_note(
         "residual = ||A - Q R||_F / ||A||_F, orthogonality = ||Q^T Q - I||_F / n, each accepted "
-        "up to 4 n * unit roundoff (Q rebuilt from the reflectors with the same kernels)");
+        "up to 4 m * unit roundoff, m the rows (Q rebuilt from the reflectors with the same "
+        "kernels)");
 }
 
 // On this machine or on one simulated node: one result row per configuration.
@@ -223,7 +238,8 @@ void run_qr_command(const QrCliOptions& o) {
   const ResolvedRuntime resolved = resolve_runtime(o.runtime, kQr);
   const std::vector<qr::RunConfig> configs = configurations(o, resolved);
   nlohmann::json options = report_options(o.runtime);
-  options.update({{"n", o.n},
+  options.update({{"m", o.m != 0 ? o.m : o.n},
+                  {"n", o.n},
                   {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
                   {"ib", o.ib},
                   {"precision", join(o.precisions)}});
@@ -235,7 +251,13 @@ void run_qr_command(const QrCliOptions& o) {
 
 // The options only qr has: the matrix and the reduction tree over ranks.
 void add_matrix_options(CLI::App& command, QrCliOptions& o) {
-  command.add_option("--n", o.n, "Matrix order (default 4096)")->option_text("N");
+  command.add_option("--n", o.n, "Matrix order, or columns with --m (default 4096)")
+      ->option_text("N");
+  command
+      .add_option("--m", o.m,
+                  "Rows, at least N: an M x N matrix (tall: R is N x N, the reflectors fill the "
+                  "rows below); default N (square); not with --grid")
+      ->option_text("M");
   command
       .add_option("--block", o.block,
                   "Tile size; the last tiles are narrower when it does not divide N (default: "
@@ -267,6 +289,7 @@ constexpr const char* kExamples =
     "  conveyor qr --n 2048 --block 256 --ib 32 --precision s,d\n"
     "      both precisions, 8 x 8 tiles of 256, reflectors in blocks of 32\n"
     "  conveyor qr --n 1000 --block 96 --ib 40 --check   ragged last tile, ib not dividing B\n"
+    "  conveyor qr --m 100000 --n 256 --check           tall and skinny: 2 m n^2 flops, not m^3\n"
     "  conveyor qr --n 2048 --block 256 --devices opencl:0 --check\n"
     "      every task on the OpenCL device (all four kernels), checked\n"
     "  conveyor qr --n 2048 --block 256 --devices all     CPUs and every device, model "

@@ -142,19 +142,21 @@ class QrDeviceKernels : public test::PerDevice {
     }
   }
 
-  // A whole factorisation on `rt`, checked as conveyor qr --check does; returns what it did.
+  // A whole factorisation of an m x n matrix on `rt`, checked as conveyor qr --check does;
+  // returns what it did.
   template <typename T>
-  Factorization expect_checked(Runtime& rt, int n, int block, int ib) {
-    SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block << " ib=" << ib);
-    GeneralMatrix matrix(n);
-    std::vector<T> a(std::size_t(n) * n);
-    matrix.fill(a.data(), n);
+  Factorization expect_checked(Runtime& rt, int n, int block, int ib, int m = 0) {
+    m = std::max(m, n);
+    SCOPED_TRACE(::testing::Message() << m << " x " << n << " block=" << block << " ib=" << ib);
+    GeneralMatrix matrix(m, n);
+    std::vector<T> a(std::size_t(m) * n);
+    matrix.fill(a.data(), m);
     QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
-    TFactors<T> t(n, block, std::min(ib, block));
-    Factorization f = factorize(rt, codelets, a.data(), n, n, block, t);
-    QrCheck c = check_qr(matrix, a.data(), n, t);
-    EXPECT_LE(c.residual, residual_bound<T>(n));
-    EXPECT_LE(c.orthogonality, orthogonality_bound<T>(n));
+    TFactors<T> t(MatrixSize{m, n}, block, std::min(ib, block));
+    Factorization f = factorize(rt, codelets, a.data(), m, t);
+    QrCheck c = check_qr(matrix, a.data(), m, t);
+    EXPECT_LE(c.residual, residual_bound<T>(m));
+    EXPECT_LE(c.orthogonality, orthogonality_bound<T>(m));
     return f;
   }
 };
@@ -239,6 +241,14 @@ TEST_P(QrDeviceKernels, FactorisationOnTheDeviceAlonePassesTheCheck) {
   if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64 (single precision passed)";
   expect_checked<double>(*rt, 384, 96, 32);
   EXPECT_EQ(rt->stats().tasks, 30u);  // 4 x 4 tiles: 4 + 6 + 6 + 14
+}
+
+// A tall matrix, 5 x 2 tiles of 96: the last tile row 20 high, the last tile column 54 wide, so
+// its diagonal tile (1, 1) is taller than wide and ib 40 does not divide either.
+TEST_P(QrDeviceKernels, TallFactorisationOnTheDevicePassesTheCheck) {
+  auto rt = device_runtime();
+  expect_checked<float>(*rt, 150, 96, 40, 404);
+  EXPECT_EQ(rt->stats().tasks, 14u);  // 2 geqrt, 1 gemqrt, 4 + 3 tpqrt, 4 tpmqrt
 }
 
 // A CPU worker and the device side by side, so tiles move between host and device in the middle

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "common/blas_threads.hpp"
@@ -38,6 +39,28 @@ TEST(QrTaskCounts, MatchTheGraph) {
   EXPECT_EQ(c.total(), 30u);
 }
 
+TEST(QrTaskCounts, MatchTheGraphOfATallMatrix) {
+  for (auto [mt, nt] : {std::pair{1, 1}, {3, 1}, {5, 2}, {7, 3}, {4, 4}}) {
+    std::map<Kernel, std::uint64_t> seen;
+    std::uint64_t below_last_row = 0;
+    for_each_task(mt, nt, [&](Kernel k, int i, int j, int, int) {
+      ++seen[k];
+      below_last_row += i >= mt || j >= nt;
+    });
+    auto c = task_counts(mt, nt);
+    EXPECT_EQ(seen[Kernel::Geqrt], c.geqrt) << mt << "x" << nt;
+    EXPECT_EQ(seen[Kernel::Gemqrt], c.gemqrt) << mt << "x" << nt;
+    EXPECT_EQ(seen[Kernel::Tpqrt], c.tpqrt) << mt << "x" << nt;
+    EXPECT_EQ(seen[Kernel::Tpmqrt], c.tpmqrt) << mt << "x" << nt;
+    EXPECT_EQ(below_last_row, 0u);
+  }
+  // 5 x 2 tiles: geqrt 2, gemqrt 1, tpqrt 4 + 3, tpmqrt 4 (step 0 only: column 1 has no right).
+  auto c = task_counts(5, 2);
+  EXPECT_EQ(c.tpqrt, 7u);
+  EXPECT_EQ(c.tpmqrt, 4u);
+  EXPECT_EQ(c.total(), 14u);
+}
+
 TEST(QrTaskCounts, ThePanelOutranksTheTrailingUpdates) {
   // Within step 0 of 4 tiles: tpqrt of column 0 above every update; the update of column 1 (the
   // next panel) above those of columns 2 and 3.
@@ -51,23 +74,27 @@ TEST(QrTaskCounts, ThePanelOutranksTheTrailingUpdates) {
   EXPECT_GT(of(Kernel::Tpmqrt, 1), of(Kernel::Gemqrt, 2));
 }
 
+// An m x n matrix (m = 0: n x n) factorised on `rt` and checked.
 template <typename T>
-void expect_checked_factorisation(Runtime& rt, int n, int block, int ib) {
-  SCOPED_TRACE(::testing::Message() << "n=" << n << " block=" << block << " ib=" << ib);
-  GeneralMatrix matrix(n);
-  std::vector<T> a(std::size_t(n) * n);
-  matrix.fill(a.data(), n);
-  TFactors<T> t(n, block, ib);
+void expect_checked_factorisation(Runtime& rt, int n, int block, int ib, int m = 0) {
+  m = std::max(m, n);
+  SCOPED_TRACE(::testing::Message() << m << " x " << n << " block=" << block << " ib=" << ib);
+  GeneralMatrix matrix(m, n);
+  std::vector<T> a(std::size_t(m) * n);
+  matrix.fill(a.data(), m);
+  TFactors<T> t(MatrixSize{m, n}, block, ib);
   QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
-  Factorization f = factorize(rt, codelets, a.data(), n, n, block, t);
-  auto counts = task_counts(t.tiles());
+  Factorization f = factorize(rt, codelets, a.data(), m, t);
+  auto counts = task_counts(t.row_tiles(), t.tiles());
   EXPECT_EQ(f.tiles, t.tiles());
+  EXPECT_EQ(f.row_tiles, t.row_tiles());
+  EXPECT_EQ(f.tpqrt_tasks, counts.tpqrt);
   EXPECT_EQ(f.tpmqrt_tasks, counts.tpmqrt);
   EXPECT_EQ(f.stats.tasks, f.total_tasks());
   EXPECT_EQ(f.stats.total_copies(), 0u);  // CPU workers work in the user's memory
-  QrCheck c = check_qr(matrix, a.data(), n, t);
-  EXPECT_LE(c.residual, residual_bound<T>(n));
-  EXPECT_LE(c.orthogonality, orthogonality_bound<T>(n));
+  QrCheck c = check_qr(matrix, a.data(), m, t);
+  EXPECT_LE(c.residual, residual_bound<T>(m));
+  EXPECT_LE(c.orthogonality, orthogonality_bound<T>(m));
   EXPECT_GT(c.residual, 0.0);
 }
 
@@ -84,6 +111,48 @@ TEST(QrFactorize, CpuWorkersPassTheCheck) {
     expect_checked_factorisation<double>(rt, c[0], c[1], c[2]);
     expect_checked_factorisation<float>(rt, c[0], c[1], c[2]);
   }
+}
+
+TEST(QrFactorize, TallMatricesPassTheCheck) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  // (m, n, block, ib): ragged last tile row and column (300 = 6 x 48 + 12, 130 = 2 x 48 + 34, ib
+  // 40 > 34 there); one tile column; a diagonal tile taller than wide (rows 64..127 of column
+  // 64..99); one column; one tile larger than the matrix.
+  const int cases[][4] = {
+      {300, 130, 48, 40}, {200, 64, 64, 16}, {257, 100, 64, 12}, {90, 1, 32, 8}, {100, 60, 128, 16}};
+  for (const auto& c : cases) {
+    expect_checked_factorisation<double>(rt, c[1], c[2], c[3], c[0]);
+    expect_checked_factorisation<float>(rt, c[1], c[2], c[3], c[0]);
+  }
+}
+
+// The reduced Q is the complete Q's first n columns (to rounding: BLAS may block products of other
+// widths differently), formed at the cost of those alone.
+TEST(QrFactorize, TheReducedQIsTheCompleteQsFirstColumns) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  const int m = 150, n = 70;
+  std::vector<double> a(std::size_t(m) * n);
+  GeneralMatrix(m, n).fill(a.data(), m);
+  TFactors<double> t(MatrixSize{m, n}, 32, 8);
+  factorize(rt, QrCodelets(Precision::Double), a.data(), m, t);
+  std::vector<double> complete = form_q(a.data(), m, t), reduced = form_q(a.data(), m, t, n);
+  ASSERT_EQ(complete.size(), std::size_t(m) * m);
+  ASSERT_EQ(reduced.size(), std::size_t(m) * n);
+  std::size_t differ = 0;
+  const double tol = 4 * m * common::unit_roundoff<double>();
+  for (std::size_t e = 0; e < reduced.size(); ++e)
+    differ += std::fabs(reduced[e] - complete[e]) > tol;
+  EXPECT_EQ(differ, 0u);
+  EXPECT_THROW(form_q(a.data(), m, t, n - 1), UsageError);
+  EXPECT_THROW(form_q(a.data(), m, t, m + 1), UsageError);
 }
 
 // R is unique up to the signs of its rows: the tiles' R against LAPACK's geqrt on the whole
@@ -239,9 +308,19 @@ TEST(QrFactorize, RejectsBadSizesAndMismatchedInputs) {
   EXPECT_THROW(factorize(rt, s, a.data(), 8, 8, 4, t), UsageError);
   EXPECT_THROW(factorize(rt, d, a.data(), 8, 8, 2, t), UsageError);  // t made for block 4
   EXPECT_THROW(GeneralMatrix(0), UsageError);
+  EXPECT_THROW(GeneralMatrix(8, 0), UsageError);
+  TFactors<double> wide(MatrixSize{6, 8}, 4, 2);  // fewer rows than columns
+  EXPECT_THROW(factorize(rt, d, a.data(), 8, wide), UsageError);
+  TFactors<double> tall(MatrixSize{16, 4}, 4, 2);
+  EXPECT_THROW(factorize(rt, d, a.data(), 8, tall), UsageError);  // ld 8 < 16 rows
+  EXPECT_THROW(factorize(rt, d, a.data(), 16, 16, 4, tall), UsageError);  // not 16 x 16
 }
 
-TEST(QrFlops, AreFourThirdsNCubed) { EXPECT_DOUBLE_EQ(qr_flops(300), 36e6); }
+TEST(QrFlops, AreFourThirdsNCubedOrTwoMNSquaredLessTwoThirdsNCubed) {
+  EXPECT_DOUBLE_EQ(qr_flops(300), 36e6);
+  EXPECT_DOUBLE_EQ(qr_flops(300, 300), 36e6);
+  EXPECT_DOUBLE_EQ(qr_flops(3000, 30), 2.0 * 3000 * 900 - 18000);
+}
 
 TEST(TFactors, PackTheLowerTriangleOfTiles) {
   TFactors<float> t(100, 32, 8);  // 4 tile columns, the last 4 wide
@@ -252,6 +331,19 @@ TEST(TFactors, PackTheLowerTriangleOfTiles) {
   EXPECT_EQ(t.tile(1, 0) - t.tile(0, 0), 8 * 32);
   EXPECT_EQ(t.tile(1, 1) - t.tile(3, 0), 8 * 32);  // column 1 follows column 0's 4 tiles
   EXPECT_EQ(t.tile(3, 3) - t.tile(0, 0), 9 * 8 * 32);
+}
+
+TEST(TFactors, PackTheTilesOnAndBelowTheDiagonalOfATallMatrix) {
+  TFactors<double> t(MatrixSize{100, 40}, 32, 8);  // 4 x 2 tiles: heights 32 x 3 and 4, widths 32, 8
+  EXPECT_EQ(t.m(), 100);
+  EXPECT_EQ(t.row_tiles(), 4);
+  EXPECT_EQ(t.tiles(), 2);
+  EXPECT_EQ(t.height(3), 4);
+  EXPECT_EQ(t.width(1), 8);
+  EXPECT_EQ(t.ib(1), 8);
+  EXPECT_EQ(t.rows(1, 1), 8);
+  EXPECT_EQ(t.tile(1, 1) - t.tile(3, 0), 8 * 32);  // column 1 (rows 1..3) follows column 0's 4
+  EXPECT_EQ(t.tile(3, 1) - t.tile(0, 0), 6 * 8 * 32);
 }
 
 }  // namespace
