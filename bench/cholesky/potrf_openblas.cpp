@@ -48,6 +48,8 @@ int run(int n, int repeat) {
 }
 
 int main(int argc, char** argv) {
+  // The peer gets the CPU's own BLAS kernels, as conveyor does (common/blas_threads.hpp).
+  conveyor::apps::common::restart_with_the_cpus_blas_kernels(argv);
   if (argc < 3) {
     std::fprintf(stderr, "usage: %s N s|d [REPEAT]\n", argv[0]);
     return 2;

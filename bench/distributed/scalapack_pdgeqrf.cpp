@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "common/blas_threads.hpp"
 #include "qr/qr_matrix.hpp"
 
 extern "C" {
@@ -29,6 +30,8 @@ void pdgeqrf_(const int* m, const int* n, double* a, const int* ia, const int* j
 }
 
 int main(int argc, char** argv) {
+  // The peer gets the CPU's own BLAS kernels, as conveyor does (common/blas_threads.hpp).
+  conveyor::apps::common::restart_with_the_cpus_blas_kernels(argv);
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

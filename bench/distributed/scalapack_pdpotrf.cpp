@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cholesky/cholesky_matrix.hpp"
+#include "common/blas_threads.hpp"
 
 extern "C" {
 void Cblacs_pinfo(int* mypnum, int* nprocs);
@@ -28,6 +29,8 @@ void pdpotrf_(const char* uplo, const int* n, double* a, const int* ia, const in
 }
 
 int main(int argc, char** argv) {
+  // The peer gets the CPU's own BLAS kernels, as conveyor does (common/blas_threads.hpp).
+  conveyor::apps::common::restart_with_the_cpus_blas_kernels(argv);
   MPI_Init(&argc, &argv);
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -30,13 +30,30 @@ except ImportError as e:  # pragma: no cover - depends on the build
     ) from e
 
 from ._core import Data, DeviceError, Error, HostAccess, UsageError, ValidationError
+
+
+def _warn_if_blas_kernels_are_generic():
+    """OpenBLAS chooses its kernels when _core loads it; on a CPU newer than the library it falls
+    back to generic ones (about 3x slower). The conveyor CLI starts again with the right ones; a
+    Python process cannot, so say what to set."""
+    core = _core.better_openblas_core()
+    if core:
+        import warnings
+
+        warnings.warn(
+            f"conveyor: OpenBLAS did not recognise this CPU and runs its generic kernels; start "
+            f"Python with OPENBLAS_CORETYPE={core} for the kernels the CPU has (about 3x faster "
+            "on an Emerald Rapids Xeon; docs/python.md)", RuntimeWarning, stacklevel=3)
+
+
+_warn_if_blas_kernels_are_generic()
 from .runtime import Runtime, Task
 from .measure import Result, calibration, devices, pipeline, probe, stream
 from . import linalg  # the apps' tile algorithms on NumPy matrices
 from . import plot  # the figures of `conveyor plot`; matplotlib is imported only to draw
 from . import sim  # the manycore simulator: conveyor.sim.sweep
 
-del _pkgutil, runtime, measure  # their public names are here; the modules stay importable
+del _pkgutil, _warn_if_blas_kernels_are_generic, runtime, measure  # public names are here
 
 __all__ = [
     "Data", "DeviceError", "Error", "HostAccess", "Result", "Runtime", "Task", "UsageError",

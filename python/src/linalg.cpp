@@ -417,6 +417,9 @@ void add_linalg(nb::module_& m) {
         "written above the diagonal first (False when they are there already). Returns (0, '')\n"
         "or, when the matrix is not positive definite, (k, message): k the order of the first\n"
         "leading minor that is not (-1: not known)");
+  m.def("better_openblas_core", &apps::common::better_openblas_core,
+        "OPENBLAS_CORETYPE's better value where OpenBLAS fell back to its generic kernels on this\n"
+        "CPU (SkylakeX, Haswell), else ''; OpenBLAS reads it only when loaded");
   m.def("qr_in_place", &qr_in_place, nb::arg("a"), nb::arg("block"), nb::arg("ib"),
         nb::arg("devices"), nb::arg("cpus"), nb::arg("scheduler"), nb::arg("q_columns"),
         "Factorises a Fortran-ordered m x n float64/float32 matrix (m >= n) in place with the\n"

@@ -8,6 +8,7 @@
 
 #include "cli_config.hpp"
 #include "commands.hpp"
+#include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 #include "installed_data.hpp"
 #include "usage_error.hpp"
@@ -45,6 +46,9 @@ int help_or_unknown_command(CLI::App& app, const CLI::ParseError& help) {
 
 int main(int argc, char** argv) {
   using namespace conveyor;
+  // OpenBLAS chose its kernels when it was loaded: where it fell back to generic ones on a CPU it
+  // does not know, start again with the CPU's own (about 3x on an Emerald Rapids Xeon).
+  apps::common::restart_with_the_cpus_blas_kernels(argv);
   CLI::App app{
       "Conveyor moves data to where computation runs and measures how fast it moves.\n"
       "Rates are SI (1 GB/s = 1e9 B/s); sizes accept K/M/G (powers of 1024) or kB/MB/GB (powers of "
