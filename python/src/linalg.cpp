@@ -29,6 +29,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
+#include "qr/q_forming.hpp"
 #include "qr/qr.hpp"
 #include "qr/qr_check.hpp"
 #include "qr/qr_run.hpp"
@@ -230,8 +231,19 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_
       Runtime rt(std::move(config.runtime));
       qr::QrCodelets codelets(config.precision);
       qr::factorize<T>(rt, codelets, data, m, factors);
+      // Q by tasks, a chain per tile column of Q on the CPU workers (the Q-forming kernels are
+      // LAPACKE's); with fewer tile columns than CPU workers, on the host in sequence with every
+      // BLAS thread (below), which keeps them all busy.
+      const auto names = rt.workers();
+      const auto cpu_workers = std::count_if(names.begin(), names.end(), [](const std::string& w) {
+        return w.rfind("cpu", 0) == 0;
+      });
+      const int q_tiles = (q_columns + factors.block() - 1) / factors.block();
+      if (q_columns > 0 && cpu_workers > 0 && q_tiles >= cpu_workers)
+        q = std::make_unique<std::vector<T>>(qr::form_q<T>(
+            rt, qr::QFormingCodelets(config.precision), data, m, factors, q_columns));
     }
-    if (q_columns > 0)
+    if (q_columns > 0 && !q)
       q = std::make_unique<std::vector<T>>(qr::form_q<T>(data, m, factors, q_columns));
     // numpy.linalg.qr's R: zeros below the diagonal, where the reflectors were.
     for (int j = 0; j < n; ++j)

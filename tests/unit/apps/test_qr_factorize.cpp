@@ -13,6 +13,7 @@
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "qr/q_forming.hpp"
 #include "qr/qr.hpp"
 #include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
@@ -153,6 +154,43 @@ TEST(QrFactorize, TheReducedQIsTheCompleteQsFirstColumns) {
   EXPECT_EQ(differ, 0u);
   EXPECT_THROW(form_q(a.data(), m, t, n - 1), UsageError);
   EXPECT_THROW(form_q(a.data(), m, t, m + 1), UsageError);
+}
+
+// Q formed by tasks (q_forming.hpp), a chain per tile column of Q on the CPU workers, is the Q of
+// the host's sequential form_q, reduced and complete, square and tall, ragged tiles.
+TEST(QrFormQ, ByTasksEqualsTheHostsSequentialQ) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  const QFormingCodelets forming(Precision::Double);
+  const int cases[][4] = {{150, 70, 32, 8}, {300, 130, 48, 40}, {64, 64, 16, 4}, {90, 1, 32, 8}};
+  for (const auto& c : cases) {
+    const int m = c[0], n = c[1];
+    SCOPED_TRACE(::testing::Message() << m << " x " << n << " block " << c[2]);
+    std::vector<double> a(std::size_t(m) * n);
+    GeneralMatrix(m, n).fill(a.data(), m);
+    TFactors<double> t(MatrixSize{m, n}, c[2], c[3]);
+    factorize(rt, QrCodelets(Precision::Double), a.data(), m, t);
+    for (int columns : {n, m}) {
+      std::vector<double> by_tasks = form_q(rt, forming, a.data(), m, t, columns);
+      std::vector<double> on_host = form_q(a.data(), m, t, columns);
+      ASSERT_EQ(by_tasks.size(), on_host.size());
+      std::size_t differ = 0;
+      for (std::size_t e = 0; e < on_host.size(); ++e)
+        differ += std::fabs(by_tasks[e] - on_host[e]) > 4 * m * common::unit_roundoff<double>();
+      EXPECT_EQ(differ, 0u) << columns << " columns";
+    }
+  }
+  std::vector<double> a(64 * 64);
+  TFactors<double> t(64, 16, 4), tree(64, 16, 4, 2);
+  EXPECT_THROW(form_q(rt, forming, a.data(), 64, t, 63), UsageError);
+  EXPECT_THROW(form_q(rt, forming, a.data(), 64, t, 65), UsageError);
+  EXPECT_THROW(form_q(rt, forming, a.data(), 64, tree, 64), UsageError);
+  std::vector<float> af(64 * 64);
+  TFactors<float> tf(64, 16, 4);
+  EXPECT_THROW(form_q(rt, forming, af.data(), 64, tf, 64), UsageError);  // double codelets
 }
 
 // R is unique up to the signs of its rows: the tiles' R against LAPACK's geqrt on the whole

@@ -1,0 +1,131 @@
+#include "qr/q_forming.hpp"
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+
+#include "common/narrow.hpp"
+#include "conveyor/error.hpp"
+#include "qr/qr_cpu_kernels.hpp"
+
+namespace conveyor::apps::qr {
+namespace {
+
+using common::as_double;
+using common::as_int;
+
+// Buffers in the order of q_forming.hpp; every dimension comes from them, as in qr.cpp.
+template <typename T>
+void add_implementations(QFormingCodelets& c) {
+  c.apply_geqrt.cpu([](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &q = t.buffer(2);
+    cpu_gemqrt<T>(false, as_int(q.rows), as_int(q.cols), as_int(std::min(v.rows, v.cols)),
+                  as_int(f.rows), t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld),
+                  t.data<T>(2), as_int(q.ld));
+  });
+  c.apply_tpqrt.cpu([](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &top = t.buffer(2), &q = t.buffer(3);
+    cpu_tpmqrt<T>(false, as_int(q.rows), as_int(q.cols), as_int(v.cols), as_int(f.rows),
+                  t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld), t.data<T>(2),
+                  as_int(top.ld), t.data<T>(3), as_int(q.ld));
+  });
+}
+
+// The factorisation's counts (qr.cpp) for the transposed application of the same reflectors.
+double apply_geqrt_flops(const TaskContext& t) {
+  const Buffer &v = t.buffer(0), &q = t.buffer(2);
+  double k = as_double(std::min(v.rows, v.cols));
+  return 4 * as_double(q.rows) * as_double(q.cols) * k - 2 * as_double(q.cols) * k * k;
+}
+double apply_tpqrt_flops(const TaskContext& t) {
+  const Buffer &v = t.buffer(0), &q = t.buffer(3);
+  return 4 * as_double(q.rows) * as_double(q.cols) * as_double(v.cols);
+}
+
+}  // namespace
+
+QFormingCodelets::QFormingCodelets(common::Precision p)
+    : precision(p), apply_geqrt("apply_geqrt"), apply_tpqrt("apply_tpqrt") {
+  if (p == common::Precision::Single)
+    add_implementations<float>(*this);
+  else
+    add_implementations<double>(*this);
+  apply_geqrt.flops(apply_geqrt_flops);
+  apply_tpqrt.flops(apply_tpqrt_flops);
+}
+
+template <typename T>
+std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a, long ld,
+                      const TFactors<T>& t, int columns) {
+  constexpr auto kPrecision =
+      std::is_same_v<T, float> ? common::Precision::Single : common::Precision::Double;
+  if (codelets.precision != kPrecision)
+    throw UsageError("qr: Q-forming codelets of another precision");
+  if (t.domains() != 1) throw UsageError("qr: Q is formed by tasks for the flat tree only");
+  const int m = t.m(), b = t.block(), mt = t.row_tiles(), nt = t.tiles();
+  if (columns < t.n() || columns > m)
+    throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
+                     std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
+  const long mm = m;
+  std::vector<T> q(static_cast<std::size_t>(mm * columns), T(0));
+  for (long i = 0; i < columns; ++i) q[static_cast<std::size_t>(i + i * mm)] = T(1);
+
+  const int qt = (columns + b - 1) / b;  // tile columns of Q
+  auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
+  auto q_width = [&](int j) { return static_cast<std::size_t>(std::min(b, columns - j * b)); };
+  std::vector<Data> in(static_cast<std::size_t>(mt) * nt), factors(in.size()),
+      out(static_cast<std::size_t>(mt) * qt);
+  auto at = [](std::vector<Data>& set, int rows, int i, int j) -> Data& {
+    return set[static_cast<std::size_t>(i + j * rows)];
+  };
+  auto unregister_all = [&](bool quiet) {
+    for (auto* set : {&in, &factors, &out})
+      for (auto& d : *set) try {
+          if (d.registered()) rt.unregister(d);
+        } catch (...) {
+          if (!quiet) throw;
+        }
+  };
+  try {
+    // The reflectors are only read (Access::Read below): registering needs a mutable pointer.
+    T* reflectors = const_cast<T*>(a);
+    for (int k = 0; k < nt; ++k)
+      for (int i = k; i < mt; ++i) {
+        at(in, mt, i, k) = rt.register_matrix(reflectors + i * long{b} + k * b * ld, height(i),
+                                              static_cast<std::size_t>(t.width(k)),
+                                              static_cast<std::size_t>(ld), "V");
+        at(factors, mt, i, k) = rt.register_matrix(
+            const_cast<T*>(t.tile(i, k)), static_cast<std::size_t>(t.rows(i, k)),
+            static_cast<std::size_t>(t.width(k)), static_cast<std::size_t>(t.ld()), "T");
+      }
+    for (int j = 0; j < qt; ++j)
+      for (int i = 0; i < mt; ++i)
+        at(out, mt, i, j) = rt.register_matrix(q.data() + i * long{b} + j * b * mm, height(i),
+                                               q_width(j), static_cast<std::size_t>(m), "Q");
+    for (int k = nt - 1; k >= 0; --k) {
+      for (int i = mt - 1; i > k; --i)
+        for (int j = k; j < qt; ++j)
+          rt.submit(codelets.apply_tpqrt, {{at(in, mt, i, k), Access::Read},
+                                           {at(factors, mt, i, k), Access::Read},
+                                           {at(out, mt, k, j), Access::ReadWrite},
+                                           {at(out, mt, i, j), Access::ReadWrite}});
+      for (int j = k; j < qt; ++j)
+        rt.submit(codelets.apply_geqrt, {{at(in, mt, k, k), Access::Read},
+                                         {at(factors, mt, k, k), Access::Read},
+                                         {at(out, mt, k, j), Access::ReadWrite}});
+    }
+    rt.wait_all();
+  } catch (...) {
+    unregister_all(true);
+    throw;
+  }
+  unregister_all(false);
+  return q;
+}
+
+template std::vector<float> form_q<float>(Runtime&, const QFormingCodelets&, const float*, long,
+                                          const TFactors<float>&, int);
+template std::vector<double> form_q<double>(Runtime&, const QFormingCodelets&, const double*, long,
+                                            const TFactors<double>&, int);
+
+}  // namespace conveyor::apps::qr
