@@ -7,6 +7,7 @@
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 #include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_graph.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -29,6 +30,12 @@ void add_implementations(QFormingCodelets& c) {
                   t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld), t.data<T>(2),
                   as_int(top.ld), t.data<T>(3), as_int(q.ld));
   });
+  c.apply_ttqrt.cpu([](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &top = t.buffer(2), &q = t.buffer(3);
+    cpu_ttmqrt<T>(false, as_int(q.rows), as_int(q.cols), as_int(v.cols), as_int(f.rows),
+                  t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld), t.data<T>(2),
+                  as_int(top.ld), t.data<T>(3), as_int(q.ld));
+  });
 }
 
 // The factorisation's counts (qr.cpp) for the transposed application of the same reflectors.
@@ -41,17 +48,22 @@ double apply_tpqrt_flops(const TaskContext& t) {
   const Buffer &v = t.buffer(0), &q = t.buffer(3);
   return 4 * as_double(q.rows) * as_double(q.cols) * as_double(v.cols);
 }
+double apply_ttqrt_flops(const TaskContext& t) { return apply_tpqrt_flops(t) / 2; }
 
 }  // namespace
 
 QFormingCodelets::QFormingCodelets(common::Precision p)
-    : precision(p), apply_geqrt("apply_geqrt"), apply_tpqrt("apply_tpqrt") {
+    : precision(p),
+      apply_geqrt("apply_geqrt"),
+      apply_tpqrt("apply_tpqrt"),
+      apply_ttqrt("apply_ttqrt") {
   if (p == common::Precision::Single)
     add_implementations<float>(*this);
   else
     add_implementations<double>(*this);
   apply_geqrt.flops(apply_geqrt_flops);
   apply_tpqrt.flops(apply_tpqrt_flops);
+  apply_ttqrt.flops(apply_ttqrt_flops);
 }
 
 template <typename T>
@@ -61,7 +73,6 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
       std::is_same_v<T, float> ? common::Precision::Single : common::Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("qr: Q-forming codelets of another precision");
-  if (t.domains() != 1) throw UsageError("qr: Q is formed by tasks for the flat tree only");
   const int m = t.m(), b = t.block(), mt = t.row_tiles(), nt = t.tiles();
   if (columns < t.n() || columns > m)
     throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
@@ -72,14 +83,16 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
 
   const int qt = (columns + b - 1) / b;  // tile columns of Q
   auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
+  auto width = [&](int k) { return static_cast<std::size_t>(t.width(k)); };
   auto q_width = [&](int j) { return static_cast<std::size_t>(std::min(b, columns - j * b)); };
+  const auto factors_ld = static_cast<std::size_t>(t.ld());
   std::vector<Data> in(static_cast<std::size_t>(mt) * nt), factors(in.size()),
-      out(static_cast<std::size_t>(mt) * qt);
-  auto at = [](std::vector<Data>& set, int rows, int i, int j) -> Data& {
-    return set[static_cast<std::size_t>(i + j * rows)];
+      tree_factors(in.size()), out(static_cast<std::size_t>(mt) * qt);
+  auto at = [&](std::vector<Data>& set, int i, int j) -> Data& {
+    return set[static_cast<std::size_t>(i + j * mt)];
   };
   auto unregister_all = [&](bool quiet) {
-    for (auto* set : {&in, &factors, &out})
+    for (auto* set : {&in, &factors, &tree_factors, &out})
       for (auto& d : *set) try {
           if (d.registered()) rt.unregister(d);
         } catch (...) {
@@ -87,32 +100,46 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
         }
   };
   try {
-    // The reflectors are only read (Access::Read below): registering needs a mutable pointer.
+    // The reflectors and factors are only read (Access::Read below); registering needs mutable
+    // pointers.
     T* reflectors = const_cast<T*>(a);
+    auto& tf = const_cast<TFactors<T>&>(t);
     for (int k = 0; k < nt; ++k)
       for (int i = k; i < mt; ++i) {
-        at(in, mt, i, k) = rt.register_matrix(reflectors + i * long{b} + k * b * ld, height(i),
-                                              static_cast<std::size_t>(t.width(k)),
-                                              static_cast<std::size_t>(ld), "V");
-        at(factors, mt, i, k) = rt.register_matrix(
-            const_cast<T*>(t.tile(i, k)), static_cast<std::size_t>(t.rows(i, k)),
-            static_cast<std::size_t>(t.width(k)), static_cast<std::size_t>(t.ld()), "T");
+        at(in, i, k) = rt.register_matrix(reflectors + i * long{b} + k * b * ld, height(i),
+                                          width(k), static_cast<std::size_t>(ld), "V");
+        at(factors, i, k) = rt.register_matrix(
+            tf.tile(i, k), static_cast<std::size_t>(t.rows(i, k)), width(k), factors_ld, "T");
+        if (i > k && is_domain_top(i, k, t.domains()))
+          at(tree_factors, i, k) = rt.register_matrix(
+              tf.tree_tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k), factors_ld, "TT");
       }
     for (int j = 0; j < qt; ++j)
       for (int i = 0; i < mt; ++i)
-        at(out, mt, i, j) = rt.register_matrix(q.data() + i * long{b} + j * b * mm, height(i),
-                                               q_width(j), static_cast<std::size_t>(m), "Q");
-    for (int k = nt - 1; k >= 0; --k) {
-      for (int i = mt - 1; i > k; --i)
-        for (int j = k; j < qt; ++j)
-          rt.submit(codelets.apply_tpqrt, {{at(in, mt, i, k), Access::Read},
-                                           {at(factors, mt, i, k), Access::Read},
-                                           {at(out, mt, k, j), Access::ReadWrite},
-                                           {at(out, mt, i, j), Access::ReadWrite}});
-      for (int j = k; j < qt; ++j)
-        rt.submit(codelets.apply_geqrt, {{at(in, mt, k, k), Access::Read},
-                                         {at(factors, mt, k, k), Access::Read},
-                                         {at(out, mt, k, j), Access::ReadWrite}});
+        at(out, i, j) = rt.register_matrix(q.data() + i * long{b} + j * b * mm, height(i),
+                                           q_width(j), static_cast<std::size_t>(m), "Q");
+    // The factorisation's kernels that make reflectors (its updates belong to R), last first.
+    std::vector<Task> steps;
+    for_each_tree_task(mt, nt, t.domains(), [&](const Task& task) {
+      if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
+          task.kernel == Kernel::Ttqrt)
+        steps.push_back(task);
+    });
+    for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
+      const int i = step->i, k = step->k, h = step->top;
+      for (int j = k; j < qt; ++j) {
+        if (step->kernel == Kernel::Geqrt)
+          rt.submit(codelets.apply_geqrt, {{at(in, i, k), Access::Read},
+                                           {at(factors, i, k), Access::Read},
+                                           {at(out, i, j), Access::ReadWrite}});
+        else
+          rt.submit(step->kernel == Kernel::Tpqrt ? codelets.apply_tpqrt : codelets.apply_ttqrt,
+                    {{at(in, i, k), Access::Read},
+                     {at(step->kernel == Kernel::Tpqrt ? factors : tree_factors, i, k),
+                      Access::Read},
+                     {at(out, h, j), Access::ReadWrite},
+                     {at(out, i, j), Access::ReadWrite}});
+      }
     }
     rt.wait_all();
   } catch (...) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_device_codelets.hpp"
 #include "qr/qr_graph.hpp"
+#include "qr/tree_codelets.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -124,25 +126,24 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, 
   if (ld < t.m()) throw UsageError("qr: leading dimension below the number of rows");
   common::check_home(rt, home, "qr");
 
-  const int mt = t.row_tiles(), nt = t.tiles();
+  const int mt = t.row_tiles(), nt = t.tiles(), domains = t.domains();
   auto width = [&](int j) { return static_cast<std::size_t>(t.width(j)); };
   auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
   auto label = [](const char* name, int i, int j) {
     return std::string(name) + "[" + std::to_string(i) + "," + std::to_string(j) + "]";
   };
-  // Every tile of A (QR updates the whole matrix), the T tiles on and below the diagonal, and the
-  // copies of the diagonal tiles' reflectors, each registered as its own matrix.
-  std::vector<Data> tiles(static_cast<std::size_t>(mt) * nt), factors(tiles.size()),
-      reflectors(static_cast<std::size_t>(nt));
-  std::vector<std::unique_ptr<common::HostMatrix<T>>> reflector_storage(
-      static_cast<std::size_t>(nt));
-  auto tile = [&](int i, int j) -> Data& { return tiles[static_cast<std::size_t>(i + j * mt)]; };
-  auto factor = [&](int i, int k) -> Data& {
-    return factors[static_cast<std::size_t>(i + k * mt)];
+  // Every tile of A (QR updates the whole matrix), the T tiles on and below the diagonal, with
+  // several domains the tree's TT tiles, and the copies of the domain tops' reflectors (V_hk, the
+  // diagonal tiles' alone in the flat tree), each registered as its own matrix, indexed i + j mt.
+  const std::size_t count = static_cast<std::size_t>(mt) * nt;
+  std::vector<Data> tiles(count), factors(count), tree_factors(count), reflectors(count);
+  std::vector<std::unique_ptr<common::HostMatrix<T>>> reflector_storage(count);
+  auto at = [&](std::vector<Data>& set, int i, int j) -> Data& {
+    return set[static_cast<std::size_t>(i + j * mt)];
   };
   // `quiet`: on the way out of a failure, where one refusal must not keep the rest registered.
   auto unregister_all = [&](bool quiet) {
-    for (auto* set : {&tiles, &factors, &reflectors})
+    for (auto* set : {&tiles, &factors, &tree_factors, &reflectors})
       for (auto& d : *set) try {
           if (d.registered()) rt.unregister(d);
         } catch (...) {
@@ -152,62 +153,77 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, 
   Factorization f;
   f.tiles = nt;
   f.row_tiles = mt;
+  f.domains = domains;
   const long block = t.block();
+  std::optional<TreeCodelets> tree;
+  if (domains > 1) tree.emplace(codelets.precision);
   double start = 0;
   try {
     for (int j = 0; j < nt; ++j)
       for (int i = 0; i < mt; ++i)
-        tile(i, j) = common::register_tile(rt, home, a + i * block + j * block * ld, height(i),
-                                           width(j), static_cast<std::size_t>(ld), label("A", i, j));
-    for (int k = 0; k < nt; ++k) {
-      for (int i = k; i < mt; ++i)
-        factor(i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
-                                          static_cast<std::size_t>(t.ld()), label("T", i, k));
-      // The diagonal tile may be taller than wide (the last tile column of a tall matrix).
-      auto& v = reflector_storage[static_cast<std::size_t>(k)];
-      v = std::make_unique<common::HostMatrix<T>>(height(k) * width(k), backed);
-      reflectors[static_cast<std::size_t>(k)] =
-          rt.register_matrix(v->data(), height(k), width(k), height(k), label("V", k, k));
-    }
+        at(tiles, i, j) =
+            common::register_tile(rt, home, a + i * block + j * block * ld, height(i), width(j),
+                                  static_cast<std::size_t>(ld), label("A", i, j));
+    for (int k = 0; k < nt; ++k)
+      for (int i = k; i < mt; ++i) {
+        at(factors, i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.rows(i, k)),
+                                               width(k), static_cast<std::size_t>(t.ld()),
+                                               label("T", i, k));
+        if (!is_domain_top(i, k, domains)) continue;
+        if (i > k)
+          at(tree_factors, i, k) =
+              rt.register_matrix(t.tree_tile(i, k), static_cast<std::size_t>(t.ib(k)), width(k),
+                                 static_cast<std::size_t>(t.ld()), label("TT", i, k));
+        // A top may be taller than wide (the last tile column of a tall matrix).
+        auto& v = reflector_storage[static_cast<std::size_t>(i + k * mt)];
+        v = std::make_unique<common::HostMatrix<T>>(height(i) * width(k), backed);
+        at(reflectors, i, k) =
+            rt.register_matrix(v->data(), height(i), width(k), height(i), label("V", i, k));
+      }
     rt.reset_stats();
     start = rt.seconds();
-    for_each_task(mt, nt, [&](Kernel kernel, int i, int j, int k, int priority) {
-      Data& v = reflectors[static_cast<std::size_t>(k)];
-      switch (kernel) {
+    for_each_tree_task(mt, nt, domains, [&](const Task& task) {
+      const int i = task.i, j = task.j, k = task.k, h = task.top;
+      switch (task.kernel) {
         case Kernel::Geqrt:
-          rt.submit(
-              codelets.geqrt,
-              {{tile(k, k), Access::ReadWrite}, {v, Access::Write}, {factor(k, k), Access::Write}},
-              priority);
+          rt.submit(codelets.geqrt,
+                    {{at(tiles, h, k), Access::ReadWrite},
+                     {at(reflectors, h, k), Access::Write},
+                     {at(factors, h, k), Access::Write}},
+                    task.priority);
           ++f.geqrt_tasks;
           break;
         case Kernel::Gemqrt:
-          rt.submit(
-              codelets.gemqrt,
-              {{v, Access::Read}, {factor(k, k), Access::Read}, {tile(k, j), Access::ReadWrite}},
-              priority);
+          rt.submit(codelets.gemqrt,
+                    {{at(reflectors, h, k), Access::Read},
+                     {at(factors, h, k), Access::Read},
+                     {at(tiles, h, j), Access::ReadWrite}},
+                    task.priority);
           ++f.gemqrt_tasks;
           break;
         case Kernel::Tpqrt:
-          rt.submit(codelets.tpqrt,
-                    {{tile(k, k), Access::ReadWrite},
-                     {tile(i, k), Access::ReadWrite},
-                     {factor(i, k), Access::Write}},
-                    priority);
-          ++f.tpqrt_tasks;
+        case Kernel::Ttqrt: {
+          const bool ts = task.kernel == Kernel::Tpqrt;
+          rt.submit(ts ? codelets.tpqrt : tree->ttqrt,
+                    {{at(tiles, h, k), Access::ReadWrite},
+                     {at(tiles, i, k), Access::ReadWrite},
+                     {at(ts ? factors : tree_factors, i, k), Access::Write}},
+                    task.priority);
+          ++(ts ? f.tpqrt_tasks : f.ttqrt_tasks);
           break;
+        }
         case Kernel::Tpmqrt:
-          rt.submit(codelets.tpmqrt,
-                    {{tile(i, k), Access::Read},
-                     {factor(i, k), Access::Read},
-                     {tile(k, j), Access::ReadWrite},
-                     {tile(i, j), Access::ReadWrite}},
-                    priority);
-          ++f.tpmqrt_tasks;
+        case Kernel::Ttmqrt: {
+          const bool ts = task.kernel == Kernel::Tpmqrt;
+          rt.submit(ts ? codelets.tpmqrt : tree->ttmqrt,
+                    {{at(tiles, i, k), Access::Read},
+                     {at(ts ? factors : tree_factors, i, k), Access::Read},
+                     {at(tiles, h, j), Access::ReadWrite},
+                     {at(tiles, i, j), Access::ReadWrite}},
+                    task.priority);
+          ++(ts ? f.tpmqrt_tasks : f.ttmqrt_tasks);
           break;
-        case Kernel::Ttqrt:  // only with several domains (qr_graph.hpp); one node: the flat tree
-        case Kernel::Ttmqrt:
-          break;
+        }
       }
     });
     rt.wait_all();

@@ -44,10 +44,12 @@ struct Factorization {
   double time_s = 0;  ///< from the first submit until wait_all returned
   int tiles = 0;      ///< tile columns (tiles per side of a square matrix)
   int row_tiles = 0;  ///< tile rows (more than tiles when the matrix has more rows than columns)
+  int domains = 1;    ///< domains of tile rows (qr_graph.hpp; 1: the flat tree)
   std::uint64_t geqrt_tasks = 0, gemqrt_tasks = 0, tpqrt_tasks = 0, tpmqrt_tasks = 0;
+  std::uint64_t ttqrt_tasks = 0, ttmqrt_tasks = 0;  ///< the tree's, with several domains
   RuntimeStats stats;  ///< this factorisation alone
   std::uint64_t total_tasks() const {
-    return geqrt_tasks + gemqrt_tasks + tpqrt_tasks + tpmqrt_tasks;
+    return geqrt_tasks + gemqrt_tasks + tpqrt_tasks + tpmqrt_tasks + ttqrt_tasks + ttmqrt_tasks;
   }
 };
 
@@ -69,7 +71,10 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, int n, lo
 /// The same for the m x n matrix (m >= n) that `t` was made for (TFactors(MatrixSize{m, n}, ...)),
 /// in its tiles: mt x nt of them, the same task flow with rows nt .. mt - 1 below the last
 /// diagonal tile (LAPACK's geqrf of a tall matrix: R n x n on top, the reflectors below it).
-/// Throws UsageError when ld < m.
+/// With t.domains() > 1 the tile rows are cut into that many domains, each eliminated into its own
+/// top and the tops merged by a binary tree (qr_graph.hpp; the TT kernels of tree_codelets.hpp,
+/// which run on CPU workers only): the shape for a tall matrix with few tile columns, whose flat
+/// tree is one long chain of tpqrt (domains_for). Throws UsageError when ld < m.
 template <typename T>
 Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, TFactors<T>& t,
                         bool backed = true, const MatrixHome& home = {});

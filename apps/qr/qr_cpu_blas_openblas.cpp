@@ -112,12 +112,16 @@ void cpu_tpmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv
 }
 template <typename T>
 void cpu_ttqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt) {
-  pentagonal_qrt(m, n, std::min(m, n), ib, a, lda, b, ldb, t, ldt, "ttqrt");
+  // The triangle is the tile's first rows; below them (a tile taller than wide) are geqrt's
+  // reflectors, which are not part of it.
+  const int rows = std::min(m, n);
+  pentagonal_qrt(rows, n, rows, ib, a, lda, b, ldb, t, ldt, "ttqrt");
 }
 template <typename T>
 void cpu_ttmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* a, int lda, T* b, int ldb) {
-  pentagonal_mqrt(transpose, m, n, k, std::min(m, k), ib, v, ldv, t, ldt, a, lda, b, ldb, "ttmqrt");
+  const int rows = std::min(m, k);  // the rows of B that the triangle's reflectors reach
+  pentagonal_mqrt(transpose, rows, n, k, rows, ib, v, ldv, t, ldt, a, lda, b, ldb, "ttmqrt");
 }
 
 void host_gram_upper(int m, int n, const double* q, int ldq, double* c, int ldc) {

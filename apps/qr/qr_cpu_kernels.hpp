@@ -11,13 +11,15 @@
 ///           R' replaces R's upper triangle, B is overwritten by the reflectors (the "ts" kernel)
 ///   tpmqrt  [A; B] <- Q^T [A; B] (or Q) for the Q of a tpqrt (V = its B, T): A is k x n, B m x n
 ///
-///   ttqrt   [R; S] = Q [R'; 0] for two upper triangular (trapezoidal) tiles, R n x n and S m x n
-///           (m <= n): only S's upper trapezoid is read and overwritten by the reflectors, so the
-///           reflectors of an earlier geqrt below its diagonal stay (the "tt" kernel of a tree)
-///   ttmqrt  [A; B] <- Q^T [A; B] (or Q) for the Q of a ttqrt (V = its S, upper trapezoidal)
+///   ttqrt   [R; S] = Q [R'; 0] for two upper triangular (trapezoidal) tiles, R n x n and S the
+///           first min(m, n) rows of an m x n tile: only S's upper trapezoid is read and
+///           overwritten by the reflectors, so the reflectors of an earlier geqrt below its
+///           diagonal stay (the "tt" kernel of a tree), also in a tile taller than wide (m > n)
+///   ttmqrt  [A; B] <- Q^T [A; B] (or Q) for the Q of a ttqrt (V = its S, upper trapezoidal, k
+///           columns): B is the first min(m, k) rows of an m x n tile, the rows V reaches
 ///
 /// tpqrt/tpmqrt are LAPACK's ?tpqrt/?tpmqrt with l = 0 (the lower tile is a full rectangle, the
-/// tile QR's tsqrt/tsmqr), ttqrt/ttmqrt the same routines with l = min(m, n) (a triangle).
+/// tile QR's tsqrt/tsmqr), ttqrt/ttmqrt the same routines on a triangle (l = its rows).
 ///
 ///   if (!cpu_kernels_available()) ...;        // built without LAPACKE: every kernel throws
 ///   cpu_geqrt<double>(b, b, ib, a, lda, t, ib);

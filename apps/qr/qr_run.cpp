@@ -1,6 +1,7 @@
 #include "qr/qr_run.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
+#include "conveyor/topology.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_matrix.hpp"
@@ -49,7 +51,8 @@ RunResult run_typed(const RunConfig& c) {
   Runtime rt(options);
   const std::size_t elements = static_cast<std::size_t>(m) * static_cast<std::size_t>(c.n);
   a.emplace(elements, touches_matrix(c));
-  TFactors<T>& t = factors.emplace(MatrixSize{m, c.n}, result.block, result.ib);
+  TFactors<T>& t =
+      factors.emplace(MatrixSize{m, c.n}, result.block, result.ib, domains_for(c, result.block));
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
   if (!simulated(c)) rt.pin_host(a->data(), elements * sizeof(T));
   auto now_us = [&rt] { return rt.seconds() * 1e6; };
@@ -133,6 +136,10 @@ void validate(const RunConfig& c, bool needs_memory) {
   if (c.block < 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(c.block) + ")");
   if (c.ib <= 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
+  if (c.domains < 0)
+    throw UsageError("qr: --domains must be positive (got " + std::to_string(c.domains) + ")");
+  if (c.domains > 1 && c.runtime.cpus == 0)
+    throw UsageError("qr: --domains above 1 needs CPU workers: the tree's TT kernels run there");
   if (c.repeat <= 0) throw UsageError("qr: --repeat must be positive");
   if (simulated(c)) {
     if (!c.runtime.devices.empty())
@@ -178,8 +185,29 @@ common::TileWorkload workload(Precision precision, int ib, int rows) {
 }
 }  // namespace
 
+int domains_for(const RunConfig& c, int block) {
+  if (c.domains > 0) return c.domains;
+  if (!c.runtime.devices.empty() || simulated(c)) return 1;
+  const int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size())
+                                      : c.runtime.cpus;
+  const int mt = (c.rows() + block - 1) / block, nt = (c.n + block - 1) / block;
+  if (cpus <= 1 || nt * nt >= 2 * cpus) return 1;
+  return std::clamp(mt / 2, 1, cpus);
+}
+
 int block_for(const RunConfig& c) {
-  return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib, c.m));
+  const int m = c.rows();
+  if (c.block > 0 || m == c.n || !c.runtime.devices.empty() || simulated(c))
+    return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib, c.m));
+  // A tall matrix on CPU workers: the tile of a square matrix with as many elements, sqrt(m n)
+  // per side (its tiles, not its tile columns, are what the workers share: domains_for gives a
+  // thin one a tree), but at most about twice as high as the matrix is wide, since a tile of few
+  // columns makes a slow kernel (2-core Xeon, 100000 x 64 on a tree of 2: tile 128 16 GFLOP/s,
+  // 256 13; 20000 x 256: 320 and 512 alike, 28-37; 4000 x 1000: 320 53-59 against 42 at 128).
+  const int order = static_cast<int>(std::sqrt(static_cast<double>(m) * c.n));
+  const int thin = (2 * c.n + common::kBlockGranule - 1) / common::kBlockGranule *
+                   common::kBlockGranule;
+  return std::min(common::block_for(order, 0, c.runtime), thin);
 }
 
 RunResult run_qr(const RunConfig& config) {

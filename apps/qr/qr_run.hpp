@@ -21,6 +21,7 @@ struct RunConfig {
   int m = 0;                    ///< rows, m >= n; 0: n (square)
   int block = 0;                ///< tile size; 0: block_for (the tile rule, block_size.hpp)
   int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
+  int domains = 0;              ///< domains of tile rows (qr_graph.hpp); 0: domains_for
   Precision precision = Precision::Double;
   /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
   /// platform (`platform`; runs no kernels unless `platform_run_kernels`). Validated first.
@@ -60,9 +61,18 @@ RunResult run_qr(const RunConfig& config);
 /// leaves it out by itself).
 void validate(const RunConfig& config, bool needs_memory = true);
 
+/// config.domains, or when it is 0: the flat tree (1) where its trailing updates keep the CPU
+/// workers busy (nt^2 >= 2p for nt tile columns and p CPU workers), or where there is a device or
+/// a simulated platform (the tree's TT kernels run on CPU workers only); else one domain per CPU
+/// worker, at most one per two tile rows: a tall matrix with few tile columns, whose flat tree is
+/// one long chain of tpqrt. `block`: the tile size used.
+int domains_for(const RunConfig& config, int block);
+
 /// config.block, or when it is 0 the shared tile rule (common::block_for with the factorisation's
 /// tasks): with devices under a model scheduler, the tile the performance models say suits the
-/// fastest devices; else by worker count (docs/qr.md, "Tile size").
+/// fastest devices; else by worker count (docs/qr.md, "Tile size"). A tall matrix on CPU workers
+/// alone gets the tile of a square one of sqrt(m n) per side, at most 2n (rounded up to the
+/// granule).
 int block_for(const RunConfig& config);
 
 }  // namespace conveyor::apps::qr

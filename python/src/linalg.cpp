@@ -208,12 +208,12 @@ apps::qr::RunConfig checked_qr_config(int m, int n, int block, int ib, RuntimeOp
   return config;
 }
 
-// The factors for config's matrix, in the tile size the app would choose.
+// The factors for config's matrix, in the tile size and domains the app would choose.
 template <typename T>
 apps::qr::TFactors<T> qr_factors(const apps::qr::RunConfig& config) {
   const int block = apps::qr::block_for(config);
   return apps::qr::TFactors<T>(apps::qr::MatrixSize{config.rows(), config.n}, block,
-                               std::min(config.ib, block));
+                               std::min(config.ib, block), apps::qr::domains_for(config, block));
 }
 
 template <typename T>
@@ -231,15 +231,15 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_
       Runtime rt(std::move(config.runtime));
       qr::QrCodelets codelets(config.precision);
       qr::factorize<T>(rt, codelets, data, m, factors);
-      // Q by tasks, a chain per tile column of Q on the CPU workers (the Q-forming kernels are
-      // LAPACKE's); with fewer tile columns than CPU workers, on the host in sequence with every
-      // BLAS thread (below), which keeps them all busy.
+      // Q by tasks, a chain per tile column of Q (and per domain) on the CPU workers (the
+      // Q-forming kernels are LAPACKE's); with fewer chains than CPU workers, on the host in
+      // sequence with every BLAS thread (below), which keeps them all busy.
       const auto names = rt.workers();
       const auto cpu_workers = std::count_if(names.begin(), names.end(), [](const std::string& w) {
         return w.rfind("cpu", 0) == 0;
       });
       const int q_tiles = (q_columns + factors.block() - 1) / factors.block();
-      if (q_columns > 0 && cpu_workers > 0 && q_tiles >= cpu_workers)
+      if (q_columns > 0 && cpu_workers > 0 && q_tiles * factors.domains() >= cpu_workers)
         q = std::make_unique<std::vector<T>>(qr::form_q<T>(
             rt, qr::QFormingCodelets(config.precision), data, m, factors, q_columns));
     }

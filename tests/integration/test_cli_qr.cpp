@@ -77,6 +77,27 @@ TEST(CliQr, ATallMatrixIsFactorisedInItsOwnTiles) {
   EXPECT_NE(text.out.find("2 m n^2 - 2/3 n^3"), std::string::npos) << text.out;
 }
 
+TEST(CliQr, ATallThinMatrixGetsATreeOfOneDomainPerCpuWorker) {
+  SKIP_WITHOUT_QR();
+  // One tile column (tile 64: a square matrix of sqrt(2000 x 64) = 357 gets 64 on 2 workers): its
+  // flat tree would be one chain of tpqrt.
+  CliResult r = run_cli("qr --m 2000 --n 64 --cpus 2 --check --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(row["block"], 64);
+  EXPECT_EQ(row["domains"], 2);
+  EXPECT_EQ(row["ttqrt_tasks"], 1);     // one merge of the two domains' tops
+  EXPECT_EQ(row["tasks"], 2 + 30 + 1);  // 2 geqrt, 32 - 2 tpqrt, 1 ttqrt
+  EXPECT_EQ(row["check"], "passed");
+  CliResult flat = run_cli("qr --m 2000 --n 64 --cpus 2 --domains 1 --no-warmup");
+  ASSERT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_NE(flat.out.find("32 x 1 tiles, 32 tasks"), std::string::npos) << flat.out;
+  CliResult tree = run_cli("qr --m 2000 --n 64 --cpus 2 --domains 4 --no-warmup");
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_NE(tree.out.find("in 4 domains of tile rows merged by a binary tree"), std::string::npos)
+      << tree.out;
+}
+
 TEST(CliQr, WithoutBlockTheTileSizeIsChosenAndSaid) {
   SKIP_WITHOUT_QR();
   // n = 512 on 4 workers: 8 tiles per side of 64 (the rule shared with cholesky).
@@ -123,7 +144,8 @@ TEST(CliQr, BadInputIsOneLineAndExitTwo) {
        {"--n 0", "--n -4", "--block 0", "--block -3", "--ib 0", "--precision q", "--repeat 0",
         "--cpus 0", "--n 64 --sched fastest", "--n 64 --precision s,d --trace t.json",
         "--n 4000000", "--bogus", "--m 100 --n 200", "--m -5 --n 8", "--m 4000000 --n 4000",
-        "--m 128 --n 64 --grid 1x1",
+        "--m 128 --n 64 --grid 1x1", "--n 64 --domains -1", "--n 64 --domains 2 --grid 1x1",
+        "--n 64 --domains 2 --devices opencl:0",
         // Without mpirun, --grid needs one rank (with MPI) or is refused (without): bad usage.
         "--n 64 --grid 2x2", "--n 64 --grid 2y2", "--n 64 --grid 1x1 --precision s,d"}) {
     SCOPED_TRACE(args);

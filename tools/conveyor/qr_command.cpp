@@ -30,6 +30,7 @@ struct QrCliOptions {
   int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
   int ib = qr::kDefaultInnerBlock;
+  int domains = 0;  // not given: qr::domains_for
   std::vector<std::string> precisions{"d"};
   bool tree = false;          // with --grid: a domain per process row, merged by a binary tree
   RuntimeCliOptions runtime;  // runtime.sched empty: the runtime's choice (eager on CPUs, model
@@ -56,6 +57,9 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedR
   if (o.m != 0 && o.m != o.n && resolved.distributed())
     throw UsageError("qr: a run over several ranks (--grid) factorises square matrices: leave out "
                      "--m");
+  if (o.domains != 0 && resolved.distributed())
+    throw UsageError("qr: --domains is for one node; over several ranks --tree gives each process "
+                     "row a domain");
   if (o.tree && !resolved.distributed())
     throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   std::vector<qr::RunConfig> configs;
@@ -65,6 +69,7 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedR
     c.m = o.m;
     c.block = o.block;
     c.ib = o.ib;
+    c.domains = o.domains;
     c.precision = qr::parse_precision(p);
     c.runtime = resolved.runtime;
     o.runtime.apply(c);
@@ -95,6 +100,7 @@ nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
       {"ib", r.ib},
       {"tiles", r.best.tiles},
       {"row_tiles", r.best.row_tiles},
+      {"domains", r.best.domains},
       {"precision", qr::to_string(c.precision)},
       {"devices", workers_label(c.runtime)},
       {"scheduler", s.scheduler.empty() ? c.runtime.scheduler : s.scheduler},
@@ -108,6 +114,8 @@ nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
       {"gemqrt_tasks", r.best.gemqrt_tasks},
       {"tpqrt_tasks", r.best.tpqrt_tasks},
       {"tpmqrt_tasks", r.best.tpmqrt_tasks},
+      {"ttqrt_tasks", r.best.ttqrt_tasks},
+      {"ttmqrt_tasks", r.best.ttmqrt_tasks},
       {"device_memory_limit_bytes", c.runtime.device_memory_limit},
       {"prefetches", s.prefetches},
       {"platform", simulated ? nlohmann::json(c.runtime.platform) : nlohmann::json(nullptr)},
@@ -140,17 +148,23 @@ void print_tables(std::ostream& out, const Report& report) {
   const auto& first = rows.front();
   const int m = first["m"].get<int>(), n = first["n"].get<int>();
   const int mt = first["row_tiles"].get<int>(), nt = first["tiles"].get<int>();
-  auto counts = qr::task_counts(mt, nt);
+  const int domains = first["domains"].get<int>();
+  auto tasks = [&](const char* kind) { return first[std::string(kind) + "_tasks"].get<long>(); };
   const std::string shape = m == n ? fmt::format("n = {}", n) : fmt::format("m x n = {} x {}", m, n);
-  const std::string tiles = m == n ? fmt::format("{} tiles per side", nt)
-                                   : fmt::format("{} x {} tiles", mt, nt);
+  std::string tiles = m == n ? fmt::format("{} tiles per side", nt)
+                             : fmt::format("{} x {} tiles", mt, nt);
+  std::string tree_tasks;
+  if (domains > 1) {
+    tiles += fmt::format(" in {} domains of tile rows merged by a binary tree", domains);
+    tree_tasks = fmt::format(", {} ttqrt, {} ttmqrt", tasks("ttqrt"), tasks("ttmqrt"));
+  }
   const std::string flops = m == n ? "4/3 n^3" : "2 m n^2 - 2/3 n^3";
   out << fmt::format(
-      "QR {}, block = {}, ib = {}: {}, {} tasks ({} geqrt, {} gemqrt, {} tpqrt, {} tpmqrt), {} = "
-      "{:.3g} flop\nCPU kernels: {}\n\n",
-      shape, first["block"].get<int>(), first["ib"].get<int>(), tiles, counts.total(),
-      counts.geqrt, counts.gemqrt, counts.tpqrt, counts.tpmqrt, flops, qr::qr_flops(m, n),
-      first["cpu_kernels"].get<std::string>());
+      "QR {}, block = {}, ib = {}: {}, {} tasks ({} geqrt, {} gemqrt, {} tpqrt, {} tpmqrt{}), {} "
+      "= {:.3g} flop\nCPU kernels: {}\n\n",
+      shape, first["block"].get<int>(), first["ib"].get<int>(), tiles, first["tasks"].get<long>(),
+      tasks("geqrt"), tasks("gemqrt"), tasks("tpqrt"), tasks("tpmqrt"), tree_tasks, flops,
+      qr::qr_flops(m, n), first["cpu_kernels"].get<std::string>());
 
   Table perf({"precision", "devices", "scheduler",
               first["simulated"].get<bool>() ? "simulated s" : "time s", "GFLOP/s", "residual",
@@ -268,6 +282,13 @@ void add_matrix_options(CLI::App& command, QrCliOptions& o) {
                   "Inner blocking of the reflectors (T tiles are ib x B); taken as B when larger "
                   "(default 32)")
       ->option_text("IB");
+  command
+      .add_option("--domains", o.domains,
+                  "One node: cut the tile rows into D domains, each eliminated into its own top "
+                  "tile, the tops merged by a binary tree (TT kernels, on CPU workers); default: "
+                  "1 (the flat tree), or one per CPU worker where the matrix has too few tile "
+                  "columns to keep them busy (a tall, thin one); with --grid see --tree")
+      ->option_text("D");
   command
       .add_option("--precision", o.precisions,
                   "s (single) or d (double), or both as s,d: one result row each (default d)")

@@ -75,22 +75,31 @@ TEST(QrTaskCounts, ThePanelOutranksTheTrailingUpdates) {
   EXPECT_GT(of(Kernel::Tpmqrt, 1), of(Kernel::Gemqrt, 2));
 }
 
-// An m x n matrix (m = 0: n x n) factorised on `rt` and checked.
+// An m x n matrix (m = 0: n x n) factorised on `rt` with `domains` domains of tile rows and
+// checked.
 template <typename T>
-void expect_checked_factorisation(Runtime& rt, int n, int block, int ib, int m = 0) {
+void expect_checked_factorisation(Runtime& rt, int n, int block, int ib, int m = 0,
+                                  int domains = 1) {
   m = std::max(m, n);
-  SCOPED_TRACE(::testing::Message() << m << " x " << n << " block=" << block << " ib=" << ib);
+  SCOPED_TRACE(::testing::Message() << m << " x " << n << " block=" << block << " ib=" << ib
+                                    << " domains=" << domains);
   GeneralMatrix matrix(m, n);
   std::vector<T> a(std::size_t(m) * n);
   matrix.fill(a.data(), m);
-  TFactors<T> t(MatrixSize{m, n}, block, ib);
+  TFactors<T> t(MatrixSize{m, n}, block, ib, domains);
   QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
   Factorization f = factorize(rt, codelets, a.data(), m, t);
-  auto counts = task_counts(t.row_tiles(), t.tiles());
+  std::map<Kernel, std::uint64_t> graph;
+  for_each_tree_task(t.row_tiles(), t.tiles(), domains, [&](const Task& task) { ++graph[task.kernel]; });
   EXPECT_EQ(f.tiles, t.tiles());
   EXPECT_EQ(f.row_tiles, t.row_tiles());
-  EXPECT_EQ(f.tpqrt_tasks, counts.tpqrt);
-  EXPECT_EQ(f.tpmqrt_tasks, counts.tpmqrt);
+  EXPECT_EQ(f.domains, domains);
+  EXPECT_EQ(f.tpqrt_tasks, graph[Kernel::Tpqrt]);
+  EXPECT_EQ(f.tpmqrt_tasks, graph[Kernel::Tpmqrt]);
+  EXPECT_EQ(f.ttqrt_tasks, graph[Kernel::Ttqrt]);
+  EXPECT_EQ(f.ttmqrt_tasks, graph[Kernel::Ttmqrt]);
+  if (domains == 1) EXPECT_EQ(f.tpmqrt_tasks, task_counts(t.row_tiles(), t.tiles()).tpmqrt);
+  if (domains > 1 && t.row_tiles() > 1) EXPECT_GT(f.ttqrt_tasks, 0u);
   EXPECT_EQ(f.stats.tasks, f.total_tasks());
   EXPECT_EQ(f.stats.total_copies(), 0u);  // CPU workers work in the user's memory
   QrCheck c = check_qr(matrix, a.data(), m, t);
@@ -131,6 +140,25 @@ TEST(QrFactorize, TallMatricesPassTheCheck) {
   }
 }
 
+// Domains of tile rows merged by a binary tree (TSQR-like, qr_graph.hpp) on one node: square and
+// tall, ragged, more domains than the first steps have rows below them, and tiles taller than
+// wide (128 x 64), whose TT kernels must read only the triangle at their top, not geqrt's
+// reflectors below it.
+TEST(QrFactorize, DomainsMergedByATreePassTheCheck) {
+  SKIP_WITHOUT_LAPACKE();
+  RuntimeOptions options;
+  options.cpus = 2;
+  Runtime rt(options);
+  common::use_single_threaded_blas();
+  // (m, n, block, ib, domains)
+  const int cases[][5] = {{256, 64, 128, 16, 2},  {1000, 130, 48, 40, 3}, {500, 500, 64, 16, 2},
+                          {2000, 64, 128, 32, 4}, {300, 130, 48, 40, 2},  {150, 100, 64, 12, 4}};
+  for (const auto& c : cases) {
+    expect_checked_factorisation<double>(rt, c[1], c[2], c[3], c[0], c[4]);
+    expect_checked_factorisation<float>(rt, c[1], c[2], c[3], c[0], c[4]);
+  }
+}
+
 // The reduced Q is the complete Q's first n columns (to rounding: BLAS may block products of other
 // widths differently), formed at the cost of those alone.
 TEST(QrFactorize, TheReducedQIsTheCompleteQsFirstColumns) {
@@ -157,7 +185,8 @@ TEST(QrFactorize, TheReducedQIsTheCompleteQsFirstColumns) {
 }
 
 // Q formed by tasks (q_forming.hpp), a chain per tile column of Q on the CPU workers, is the Q of
-// the host's sequential form_q, reduced and complete, square and tall, ragged tiles.
+// the host's sequential form_q, reduced and complete, square and tall, ragged tiles, flat tree and
+// domains merged by a tree.
 TEST(QrFormQ, ByTasksEqualsTheHostsSequentialQ) {
   SKIP_WITHOUT_LAPACKE();
   RuntimeOptions options;
@@ -165,13 +194,17 @@ TEST(QrFormQ, ByTasksEqualsTheHostsSequentialQ) {
   Runtime rt(options);
   common::use_single_threaded_blas();
   const QFormingCodelets forming(Precision::Double);
-  const int cases[][4] = {{150, 70, 32, 8}, {300, 130, 48, 40}, {64, 64, 16, 4}, {90, 1, 32, 8}};
+  // (m, n, block, ib, domains)
+  const int cases[][5] = {{150, 70, 32, 8, 1},    {300, 130, 48, 40, 1}, {64, 64, 16, 4, 1},
+                          {90, 1, 32, 8, 1},      {256, 64, 128, 16, 2}, {1000, 130, 48, 40, 3},
+                          {500, 200, 64, 16, 2}};
   for (const auto& c : cases) {
     const int m = c[0], n = c[1];
-    SCOPED_TRACE(::testing::Message() << m << " x " << n << " block " << c[2]);
+    SCOPED_TRACE(::testing::Message() << m << " x " << n << " block " << c[2] << " domains "
+                                      << c[4]);
     std::vector<double> a(std::size_t(m) * n);
     GeneralMatrix(m, n).fill(a.data(), m);
-    TFactors<double> t(MatrixSize{m, n}, c[2], c[3]);
+    TFactors<double> t(MatrixSize{m, n}, c[2], c[3], c[4]);
     factorize(rt, QrCodelets(Precision::Double), a.data(), m, t);
     for (int columns : {n, m}) {
       std::vector<double> by_tasks = form_q(rt, forming, a.data(), m, t, columns);
@@ -184,10 +217,9 @@ TEST(QrFormQ, ByTasksEqualsTheHostsSequentialQ) {
     }
   }
   std::vector<double> a(64 * 64);
-  TFactors<double> t(64, 16, 4), tree(64, 16, 4, 2);
+  TFactors<double> t(64, 16, 4);
   EXPECT_THROW(form_q(rt, forming, a.data(), 64, t, 63), UsageError);
   EXPECT_THROW(form_q(rt, forming, a.data(), 64, t, 65), UsageError);
-  EXPECT_THROW(form_q(rt, forming, a.data(), 64, tree, 64), UsageError);
   std::vector<float> af(64 * 64);
   TFactors<float> tf(64, 16, 4);
   EXPECT_THROW(form_q(rt, forming, af.data(), 64, tf, 64), UsageError);  // double codelets

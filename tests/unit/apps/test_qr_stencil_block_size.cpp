@@ -75,6 +75,38 @@ TEST(QrModelBlock, PoliciesThatIgnoreTheModelsAndCpuOnlyRunsKeepTheCountRule) {
   EXPECT_EQ(qr::block_for(cpus), 320);
 }
 
+// A tall matrix on CPU workers: the tile of a square matrix with as many elements, at most about
+// twice as high as the matrix is wide; and a tree of one domain per worker where the tile columns
+// are too few to keep the workers busy.
+TEST(QrTallBlock, TilesAndDomainsForATallMatrixOnCpuWorkers) {
+  qr::RunConfig c;
+  c.runtime.cpus = 2;
+  c.m = 4000, c.n = 1000;  // as a square matrix of 2000: 320 (default_block(2000, 2))
+  EXPECT_EQ(qr::block_for(c), default_block(2000, 2));
+  EXPECT_EQ(qr::domains_for(c, 320), 1);  // 4 tile columns: 16 >= 2 x 2
+  c.m = 100000, c.n = 64;  // 2n = 128 caps the square rule's tile
+  EXPECT_EQ(qr::block_for(c), 128);
+  EXPECT_EQ(qr::domains_for(c, 128), 2);  // one tile column: one domain per worker
+  c.n = 70;  // 2n rounded up to the granule
+  EXPECT_EQ(qr::block_for(c), 192);
+  c.m = 130, c.n = 64;  // 3 tile rows of 64: one domain per two rows at most
+  EXPECT_EQ(qr::domains_for(c, 64), 1);
+  c.runtime.cpus = 16, c.m = 100000;
+  EXPECT_EQ(qr::domains_for(c, 128), 16);
+  c.domains = 3;  // given: as given
+  EXPECT_EQ(qr::domains_for(c, 128), 3);
+  c.domains = 0;
+  c.runtime.devices = {"opencl:0"};  // the TT kernels run on CPU workers only: the flat tree
+  EXPECT_EQ(qr::domains_for(c, 128), 1);
+  c.runtime.devices.clear();
+  c.block = 96;  // given: as given, tall or not
+  EXPECT_EQ(qr::block_for(c), 96);
+  c.block = 0;
+  c.m = c.n = 2048;  // square: the shared rule, as before
+  c.runtime.cpus = 2;
+  EXPECT_EQ(qr::block_for(c), default_block(2048, 2));
+}
+
 TEST(StencilModelBlock, AGpuBesideTheCoresGetsTheTileItGetsAlone) {
   ScratchDir dir;
   const std::string file = platform(dir);
