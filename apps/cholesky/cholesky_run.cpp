@@ -181,7 +181,7 @@ void validate(const RunConfig& c) {
   double bytes = static_cast<double>(c.n) * c.n * static_cast<double>(element_bytes(c.precision));
   // The check keeps a double-precision copy of L.
   double need = bytes + (c.check ? static_cast<double>(c.n) * c.n * sizeof(double) : 0.0);
-  common::require_host_memory("cholesky", c.n, need);
+  common::require_host_memory("cholesky", "n = " + std::to_string(c.n), need);
 }
 
 namespace {

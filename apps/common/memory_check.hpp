@@ -11,9 +11,10 @@
 
 namespace conveyor::apps::common {
 
-/// Throws UsageError ("APP: n = N needs X MB of memory, Y MB are available") when `bytes` exceed
-/// the memory available here (when the system says how much that is).
-void require_host_memory(std::string_view app, int n, double bytes);
+/// Throws UsageError ("APP: SIZE needs X MB of memory, Y MB are available", SIZE such as
+/// "n = 4096") when `bytes` exceed the memory available here (when the system says how much that
+/// is).
+void require_host_memory(std::string_view app, std::string_view size, double bytes);
 
 /// A matrix's memory. A simulated platform that runs no kernels never reads or writes the matrix
 /// (the runtime only passes tile addresses around), so a 32768 x 32768 matrix needs no 8 GiB:

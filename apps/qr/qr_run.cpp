@@ -25,6 +25,11 @@ namespace {
 using common::TracePhase;
 
 bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
+// "n = 4096", or "m x n = 100000 x 64" for a tall matrix.
+std::string size_text(const RunConfig& c) {
+  return c.rows() == c.n ? "n = " + std::to_string(c.n)
+                         : "m x n = " + std::to_string(c.rows()) + " x " + std::to_string(c.n);
+}
 // Whether the run touches the matrix: a real run, or a simulated one that runs the kernels.
 bool touches_matrix(const RunConfig& c) { return !simulated(c) || c.runtime.platform_run_kernels; }
 
@@ -161,7 +166,7 @@ void validate(const RunConfig& c, bool needs_memory) {
   const double element_bytes = c.precision == Precision::Single ? 4 : 8;
   const double check_bytes =
       elements * (element_bytes + sizeof(double)) + static_cast<double>(c.n) * c.n * sizeof(double);
-  common::require_host_memory("qr", c.n, elements * element_bytes + (c.check ? check_bytes : 0));
+  common::require_host_memory("qr", size_text(c), elements * element_bytes + (c.check ? check_bytes : 0));
 }
 
 namespace {

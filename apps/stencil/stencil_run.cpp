@@ -76,7 +76,7 @@ void validate(const RunConfig& c, bool needs_memory) {
   if (!needs_memory) return;
   // The two grids, and the reference's two for the check.
   const double grid = static_cast<double>(c.n) * c.n * sizeof(double);
-  common::require_host_memory("stencil", c.n, grid * (c.check ? 4 : 2));
+  common::require_host_memory("stencil", "n = " + std::to_string(c.n), grid * (c.check ? 4 : 2));
 }
 
 namespace {
