@@ -136,7 +136,7 @@ void check_temporal_block(int n, int block, int depth) {
 }
 
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
-                  int block, int sweeps, const Coefficients& c, int depth) {
+                  int block, int sweeps, const Coefficients& c, int depth, bool backed) {
   if (n <= 0) throw UsageError("stencil: --n must be positive (got " + std::to_string(n) + ")");
   if (block <= 0)
     throw UsageError("stencil: --block must be positive (got " + std::to_string(block) + ")");
@@ -146,7 +146,7 @@ Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double*
 
   // a's strips are filled from its edges here, before the clock starts (the grid's
   // initialisation); b's are written by the first round before anyone reads them.
-  HaloGrid grid_a(rt, a, n, block, depth, "A", true), grid_b(rt, b, n, block, depth, "B", false);
+  HaloGrid grid_a(rt, a, n, block, depth, "A", backed), grid_b(rt, b, n, block, depth, "B", false);
   Sweeps s;
   s.tiles = grid_a.handles().nt;
   rt.reset_stats();

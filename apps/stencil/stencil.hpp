@@ -51,9 +51,11 @@ struct Sweeps {
 /// unregistered before return, so the result is in host memory; the other grid and the strips are
 /// scratch, discarded rather than copied home (the other grid holds an earlier sweep, or what it
 /// held before, afterwards). Throws UsageError for a bad size
-/// (depth below 1 or wider than the narrowest tile), Error when a task fails.
+/// (depth below 1 or wider than the narrowest tile), Error when a task fails. `backed` = false: a
+/// simulated platform that runs no kernels, where the grids are only addresses (reserved, not
+/// backed: common::HostMatrix) and the strips are not filled from `a`.
 Sweeps run_sweeps(Runtime& rt, const StencilCodelet& codelet, double* a, double* b, int n,
-                  int block, int sweeps, const Coefficients& c, int depth = 1);
+                  int block, int sweeps, const Coefficients& c, int depth = 1, bool backed = true);
 
 /// Tiles per side for n and block (the last one narrower when block does not divide n).
 int tiles_per_side(int n, int block);

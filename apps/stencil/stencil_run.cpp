@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ using common::TracePhase;
 std::unique_ptr<double[]> new_grid(int n) {
   return std::unique_ptr<double[]>(new double[static_cast<std::size_t>(n) * n]);
 }
+
+bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
+// Whether the run touches the grids: a real run, or a simulated one that runs the kernels. A
+// simulation that runs none only passes tile addresses around (the grids reserved, not backed:
+// common::HostMatrix), so n = 32768 on a modelled GPU node needs no 16 GiB here.
+bool touches_grids(const RunConfig& c) { return !simulated(c) || c.runtime.platform_run_kernels; }
 
 void validate_device(const RunConfig& c, const std::string& id, const StencilCodelet& codelet) {
   auto device = find_device(id);  // UsageError naming the devices that exist
@@ -56,10 +63,12 @@ void validate(const RunConfig& c, bool needs_memory) {
   if (c.sweeps <= 0)
     throw UsageError("stencil: --sweeps must be positive (got " + std::to_string(c.sweeps) + ")");
   if (c.repeat <= 0) throw UsageError("stencil: --repeat must be positive");
-  const bool simulated = !c.runtime.platform.empty();  // a simulated node's workers: its own
-  if (!simulated && c.runtime.cpus == 0 && c.runtime.devices.empty())
+  // A simulated node's workers are its own.
+  if (!simulated(c) && c.runtime.cpus == 0 && c.runtime.devices.empty())
     throw UsageError("stencil: no workers: --devices lists neither cpu nor a device");
-  StencilCodelet codelet(simulated);
+  if (c.check && !touches_grids(c))
+    throw UsageError("stencil: --check on a simulated platform needs --sim-run-kernels");
+  StencilCodelet codelet(simulated(c));
   for (const auto& id : c.runtime.devices) validate_device(c, id, codelet);
 
   const int block = std::min(block_for(c), c.n);
@@ -73,7 +82,7 @@ void validate(const RunConfig& c, bool needs_memory) {
                      std::to_string(static_cast<long long>(need)) + " bytes at block " +
                      std::to_string(block) + "); give more or a smaller --block");
 
-  if (!needs_memory) return;
+  if (!needs_memory || !touches_grids(c)) return;
   // The two grids, and the reference's two for the check.
   const double grid = static_cast<double>(c.n) * c.n * sizeof(double);
   common::require_host_memory("stencil", "n = " + std::to_string(c.n), grid * (c.check ? 4 : 2));
@@ -116,19 +125,21 @@ RunResult run_stencil(const RunConfig& c) {
   std::vector<TracePhase> phases;
   // The grids are declared before the runtime so that they outlive it, but allocated after it
   // started: the runtime rejects a bad scheduler before the memory is taken.
-  std::unique_ptr<double[]> a, b;
+  std::optional<common::HostMatrix<double>> a, b;
   Runtime rt(options);
   auto now_us = [&rt] { return rt.seconds() * 1e6; };
   result.workers = rt.workers();
-  a = new_grid(c.n);
-  b = new_grid(c.n);
-  const std::size_t grid_bytes = static_cast<std::size_t>(c.n) * c.n * sizeof(double);
+  const std::size_t cells = static_cast<std::size_t>(c.n) * c.n;
+  a.emplace(cells, touches_grids(c));
+  b.emplace(cells, touches_grids(c));
   // Once, untimed: tiles of pinned memory move at link speed (CUDA), pageable ones at a fraction.
-  rt.pin_host(a.get(), grid_bytes);
-  rt.pin_host(b.get(), grid_bytes);
-  StencilCodelet codelet(!c.runtime.platform.empty());
+  if (!simulated(c)) {
+    rt.pin_host(a->data(), cells * sizeof(double));
+    rt.pin_host(b->data(), cells * sizeof(double));
+  }
+  StencilCodelet codelet(simulated(c));
 
-  if (c.warmup) {
+  if (c.warmup && !simulated(c)) {  // a simulation has no programs to build or caches to warm
     tell(c.progress, "warm-up");
     // 3 x 3 tiles: every kind of tile (corner, edge, inner) on every worker kind, two rounds of
     // the run's temporal block (its kernels and scratch too).
@@ -146,12 +157,14 @@ RunResult run_stencil(const RunConfig& c) {
   for (int r = 0; r < c.repeat; ++r) {
     tell(c.progress, "timed runs", r, c.repeat);
     double start = now_us();
-    fill_initial(a.get(), c.n);
-    fill_initial(b.get(), c.n);  // first touch of b on every core too; each sweep overwrites it
-    phases.push_back({"grid initialisation (not timed)", start, now_us(), false});
+    if (touches_grids(c)) {
+      fill_initial(a->data(), c.n);
+      fill_initial(b->data(), c.n);  // first touch of b on every core too; each sweep overwrites it
+      phases.push_back({"grid initialisation (not timed)", start, now_us(), false});
+    }
     start = now_us();
-    Sweeps s = run_sweeps(rt, codelet, a.get(), b.get(), c.n, result.block, c.sweeps,
-                          c.coefficients, c.temporal_block);
+    Sweeps s = run_sweeps(rt, codelet, a->data(), b->data(), c.n, result.block, c.sweeps,
+                          c.coefficients, c.temporal_block, touches_grids(c));
     phases.push_back({"sweeps, run " + std::to_string(r + 1) + " (timed)", start, now_us(), true});
     result.times_s.push_back(s.time_s);
     if (r == 0 || s.time_s < result.best.time_s) result.best = s;

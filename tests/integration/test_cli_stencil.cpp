@@ -112,12 +112,27 @@ TEST(CliStencil, BadInputIsOneLineAndExitTwo) {
         "--n 64 --temporal-block 0", "--n 37 --block 8 --temporal-block 6",
         "--n 64 --block 16 --temporal-block 2 --grid 1x1",
         // a simulated node runs (test_cli_twin.cpp), but only with the workers it has
-        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/h200-node.json --devices cuda:7"}) {
+        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/h200-node.json --devices cuda:7",
+        // a simulation that runs no kernels has nothing to check
+        "--n 64 --platform " CONVEYOR_SOURCE_DIR "/platforms/h200-node.json --check"}) {
     SCOPED_TRACE(args);
     CliResult r = run_cli(std::string("stencil ") + args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_EQ(line_count(r.err), 1) << r.err;
   }
+}
+
+// A simulated node that runs no kernels only passes tile addresses around: its grids are reserved,
+// not backed, so a grid far larger than this machine's memory (2 x 32 GiB) runs, in virtual time.
+TEST(CliStencil, ASimulatedNodeNeedsNoMemoryForItsGrids) {
+  CliResult r = run_cli("stencil --n 65536 --sweeps 1 --platform " CONVEYOR_SOURCE_DIR
+                        "/platforms/h200-node.json --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& row = doc["results"][0];
+  EXPECT_TRUE(doc["options"]["platform"].is_string()) << doc["options"].dump();
+  EXPECT_GT(row["time_s"].get<double>(), 0.0);
+  EXPECT_EQ(row["tasks"], 32 * 32);  // tiles of 2048, one sweep
 }
 
 TEST(CliStencil, HelpTeachesWithExamples) {
