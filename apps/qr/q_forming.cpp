@@ -6,6 +6,7 @@
 
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
+#include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_graph.hpp"
 
@@ -74,12 +75,8 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
   if (codelets.precision != kPrecision)
     throw UsageError("qr: Q-forming codelets of another precision");
   const int m = t.m(), b = t.block(), mt = t.row_tiles(), nt = t.tiles();
-  if (columns < t.n() || columns > m)
-    throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
-                     std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
   const long mm = m;
-  std::vector<T> q(static_cast<std::size_t>(mm * columns), T(0));
-  for (long i = 0; i < columns; ++i) q[static_cast<std::size_t>(i + i * mm)] = T(1);
+  std::vector<T> q = identity_columns(t, columns);
 
   const int qt = (columns + b - 1) / b;  // tile columns of Q
   auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
@@ -118,13 +115,8 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
       for (int i = 0; i < mt; ++i)
         at(out, i, j) = rt.register_matrix(q.data() + i * long{b} + j * b * mm, height(i),
                                            q_width(j), static_cast<std::size_t>(m), "Q");
-    // The factorisation's kernels that make reflectors (its updates belong to R), last first.
-    std::vector<Task> steps;
-    for_each_tree_task(mt, nt, t.domains(), [&](const Task& task) {
-      if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
-          task.kernel == Kernel::Ttqrt)
-        steps.push_back(task);
-    });
+    // The factorisation's kernels that make reflectors, last first.
+    const std::vector<Task> steps = reflector_tasks(mt, nt, t.domains());
     for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
       const int i = step->i, k = step->k, h = step->top;
       for (int j = k; j < qt; ++j) {

@@ -40,22 +40,25 @@ double finite_or_infinity(double v) {
 }  // namespace
 
 template <typename T>
-std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns) {
-  const int m = t.m(), b = t.block();
+std::vector<T> identity_columns(const TFactors<T>& t, int columns) {
+  const int m = t.m();
   if (columns < t.n() || columns > m)
     throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
                      std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
   const long mm = m;
   std::vector<T> q(static_cast<std::size_t>(mm * columns), T(0));
   for (long i = 0; i < columns; ++i) q[static_cast<std::size_t>(i + i * mm)] = T(1);
+  return q;
+}
+
+template <typename T>
+std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns) {
+  const int m = t.m(), b = t.block();
+  const long mm = m;
+  std::vector<T> q = identity_columns(t, columns);
   // Q = Q_1 Q_2 ... (each factorisation kernel's Q, in program order) applied to I: the kernels in
-  // reverse order, without transpose. The updates (gemqrt, tpmqrt, ttmqrt) belong to R, not Q.
-  std::vector<Task> tasks;
-  for_each_tree_task(t.row_tiles(), t.tiles(), t.domains(), [&](const Task& task) {
-    if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
-        task.kernel == Kernel::Ttqrt)
-      tasks.push_back(task);
-  });
+  // reverse order, without transpose.
+  const std::vector<Task> tasks = reflector_tasks(t.row_tiles(), t.tiles(), t.domains());
   auto at = [&](int row_tile, int c0) { return q.data() + long{row_tile} * b + c0 * mm; };
   auto in = [&](int row_tile, int c0) { return a + long{row_tile} * b + c0 * ld; };
   const int lda = static_cast<int>(ld), ldt = static_cast<int>(t.ld());
@@ -161,6 +164,8 @@ double orthogonality_bound(int n) {
   return kBoundConstant * n * common::unit_roundoff<T>();
 }
 
+template std::vector<float> identity_columns<float>(const TFactors<float>&, int);
+template std::vector<double> identity_columns<double>(const TFactors<double>&, int);
 template std::vector<float> form_q<float>(const float*, long, const TFactors<float>&);
 template std::vector<double> form_q<double>(const double*, long, const TFactors<double>&);
 template std::vector<float> form_q<float>(const float*, long, const TFactors<float>&, int);

@@ -36,6 +36,11 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t);
 template <typename T>
 std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns);
 
+/// The first `columns` columns of the m x m identity (column-major, leading dimension m), where
+/// forming Q starts; throws UsageError unless n <= columns <= m (t's matrix is m x n).
+template <typename T>
+std::vector<T> identity_columns(const TFactors<T>& t, int columns);
+
 /// Both measures for the factorisation of `original` (m x n) left in `a` and `t`, with the reduced
 /// Q (m x n) and R (n x n). Needs an m x n and an n x n double matrix besides Q.
 template <typename T>

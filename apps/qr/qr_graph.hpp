@@ -4,6 +4,7 @@
 // domains of tile rows (Hadri et al.'s and DPLASMA's hierarchical QR) for runs over several
 // process rows.
 #include <utility>
+#include <vector>
 
 namespace conveyor::apps::qr {
 
@@ -68,6 +69,18 @@ void for_each_tree_task(int mt, int nt, int domains, F&& f) {
         for (int j = k + 1; j < nt; ++j) f(Task{Kernel::Ttmqrt, i, j, k, h, priority(j, 0)});
       }
   }
+}
+
+/// The tasks that make reflectors (geqrt, tpqrt, ttqrt), in program order: what Q is made of (the
+/// updates belong to R).
+inline std::vector<Task> reflector_tasks(int mt, int nt, int domains) {
+  std::vector<Task> tasks;
+  for_each_tree_task(mt, nt, domains, [&](const Task& task) {
+    if (task.kernel == Kernel::Geqrt || task.kernel == Kernel::Tpqrt ||
+        task.kernel == Kernel::Ttqrt)
+      tasks.push_back(task);
+  });
+  return tasks;
 }
 
 /// A square matrix of `nt` tiles per side.
