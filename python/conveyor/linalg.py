@@ -156,7 +156,8 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
     New Fortran-ordered arrays; float32 stays float32, other real dtypes are computed in float64.
     The signs of R's diagonal (and of Q's columns with them) may differ from NumPy's: both are
     QR factorisations. A matrix with m > n is factorised in its own tiles (2 m n^2 flops, as
-    LAPACK's geqrf), and Q formed with only the columns asked for.
+    LAPACK's geqrf; a tall, thin one as one domain of tile rows per CPU worker, merged by a tree),
+    and Q formed with only the columns asked for.
 
     Arguments (keywords but mode):
       block      tile size, a positive int; None (default) chooses it as `conveyor qr` does.
@@ -165,7 +166,8 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
       cpus       CPU workers: -1 (default) one per core, 0 none (every task on the devices).
       scheduler  'auto' (default), 'model', 'model-ready', 'eager', 'round-robin', 'offload',
                  'locality'.
-    Q is rebuilt on the host from the stored reflectors with the CPU kernels.
+    Q is formed from the stored reflectors by tasks on the CPU workers (on the host when there are
+    none, or fewer chains of tasks than workers).
 
     a: a NumPy array, a list, or any DLPack producer; Q and R are the same kind of array
     (docs/python.md, "Arrays from other libraries"). A CuPy array or PyTorch tensor on CUDA GPU K
