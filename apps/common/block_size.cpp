@@ -61,17 +61,27 @@ int device_block(int n, const WorkerModels& models, const std::vector<const Work
 
 }  // namespace
 
-int default_block(int n, int workers, int max_block) {
-  const int p = std::max(workers, 1);
-  // Tiles per side: enough for p workers to the end (4 sqrt(p), see the header), and enough that
-  // no tile is larger than max_block.
-  const int for_workers = static_cast<int>(std::ceil(4.0 * std::sqrt(static_cast<double>(p))));
+namespace {
+// The tile that splits n into at least `for_workers` tiles per side and into tiles no larger than
+// max_block, rounded down to the granule so that there are at least that many (the last, ragged
+// tile takes the rest), and never below the granule.
+int block_for_tiles(int n, int for_workers, int max_block) {
   const int for_size = (n + max_block - 1) / max_block;
   const int tiles = std::max(for_workers, for_size);
-  // The tile that splits n into that many, rounded down to the granule so that there are at
-  // least that many (the last, ragged tile takes the rest), and never below the granule.
   const int block = (n + tiles - 1) / tiles / kBlockGranule * kBlockGranule;
   return std::max(block, kBlockGranule);
+}
+}  // namespace
+
+int default_block(int n, int workers, int max_block) {
+  const double p = std::max(workers, 1);
+  // Enough tiles per side for p workers to the end (4 sqrt(p), see the header).
+  return block_for_tiles(n, static_cast<int>(std::ceil(4.0 * std::sqrt(p))), max_block);
+}
+
+int sweep_block(int n, int workers, int max_block) {
+  const double p = std::max(workers, 1);
+  return block_for_tiles(n, static_cast<int>(std::ceil(2.0 * std::sqrt(2.0 * p))), max_block);
 }
 
 int block_for(int n, int block, const RuntimeOptions& options) {

@@ -84,10 +84,10 @@ TEST(QrTallBlock, TilesAndDomainsForATallMatrixOnCpuWorkers) {
   c.m = 4000, c.n = 1000;  // as a square matrix of 2000: 320 (default_block(2000, 2))
   EXPECT_EQ(qr::block_for(c), default_block(2000, 2));
   EXPECT_EQ(qr::domains_for(c, 320), 1);  // 4 tile columns: 16 >= 2 x 2
-  c.m = 100000, c.n = 64;  // 2n = 128 caps the square rule's tile
+  c.m = 100000, c.n = 64;                 // 2n = 128 caps the square rule's tile
   EXPECT_EQ(qr::block_for(c), 128);
   EXPECT_EQ(qr::domains_for(c, 128), 2);  // one tile column: one domain per worker
-  c.n = 70;  // 2n rounded up to the granule
+  c.n = 70;                               // 2n rounded up to the granule
   EXPECT_EQ(qr::block_for(c), 192);
   c.m = 130, c.n = 64;  // 3 tile rows of 64: one domain per two rows at most
   EXPECT_EQ(qr::domains_for(c, 64), 1);
@@ -130,7 +130,24 @@ TEST(StencilModelBlock, PoliciesThatIgnoreTheModelsAndCpuOnlyRunsKeepTheCountRul
   stencil::RunConfig cpus;
   cpus.n = 16384;
   cpus.runtime.cpus = 16;
-  EXPECT_EQ(stencil::block_for(cpus), default_block(16384, 16));
+  EXPECT_EQ(stencil::block_for(cpus), sweep_block(16384, 16));
+}
+
+// A sweep's tiles on CPU workers alone: about 2 sqrt(2p) per side (no critical path to starve),
+// against a factorisation's 4 sqrt(p); the same cap.
+TEST(StencilSweepBlock, FewerLargerTilesThanAFactorisationsOnTheCpus) {
+  EXPECT_EQ(sweep_block(2048, 2), 512);  // 4 tiles per side; default_block: 320 (7)
+  EXPECT_EQ(default_block(2048, 2), 320);
+  EXPECT_EQ(sweep_block(4096, 2), 1024);    // 4; default_block: 640
+  EXPECT_EQ(sweep_block(4096, 16), 320);    // 12 (ceil(2 sqrt(32))); default_block: 256 (16)
+  EXPECT_EQ(sweep_block(16384, 16), 1024);  // the cap, as default_block's
+  EXPECT_EQ(sweep_block(100, 64), 64);      // never below the granule
+  stencil::RunConfig c;
+  c.n = 4096;
+  c.runtime.cpus = 2;
+  EXPECT_EQ(stencil::block_for(c), 1024);
+  c.block = 256;  // given: as given
+  EXPECT_EQ(stencil::block_for(c), 256);
 }
 
 }  // namespace
