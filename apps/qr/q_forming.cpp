@@ -125,12 +125,12 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
                                            {at(factors, i, k), Access::Read},
                                            {at(out, i, j), Access::ReadWrite}});
         else
-          rt.submit(step->kernel == Kernel::Tpqrt ? codelets.apply_tpqrt : codelets.apply_ttqrt,
-                    {{at(in, i, k), Access::Read},
-                     {at(step->kernel == Kernel::Tpqrt ? factors : tree_factors, i, k),
-                      Access::Read},
-                     {at(out, h, j), Access::ReadWrite},
-                     {at(out, i, j), Access::ReadWrite}});
+          rt.submit(
+              step->kernel == Kernel::Tpqrt ? codelets.apply_tpqrt : codelets.apply_ttqrt,
+              {{at(in, i, k), Access::Read},
+               {at(step->kernel == Kernel::Tpqrt ? factors : tree_factors, i, k), Access::Read},
+               {at(out, h, j), Access::ReadWrite},
+               {at(out, i, j), Access::ReadWrite}});
       }
     }
     rt.wait_all();

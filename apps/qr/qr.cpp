@@ -166,9 +166,9 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, 
                                   static_cast<std::size_t>(ld), label("A", i, j));
     for (int k = 0; k < nt; ++k)
       for (int i = k; i < mt; ++i) {
-        at(factors, i, k) = rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.rows(i, k)),
-                                               width(k), static_cast<std::size_t>(t.ld()),
-                                               label("T", i, k));
+        at(factors, i, k) =
+            rt.register_matrix(t.tile(i, k), static_cast<std::size_t>(t.rows(i, k)), width(k),
+                               static_cast<std::size_t>(t.ld()), label("T", i, k));
         if (!is_domain_top(i, k, domains)) continue;
         if (i > k)
           at(tree_factors, i, k) =
@@ -242,8 +242,8 @@ template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, int
                                         TFactors<float>&, bool, const MatrixHome&);
 template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, int, long, int,
                                          TFactors<double>&, bool, const MatrixHome&);
-template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, long,
-                                        TFactors<float>&, bool, const MatrixHome&);
+template Factorization factorize<float>(Runtime&, const QrCodelets&, float*, long, TFactors<float>&,
+                                        bool, const MatrixHome&);
 template Factorization factorize<double>(Runtime&, const QrCodelets&, double*, long,
                                          TFactors<double>&, bool, const MatrixHome&);
 

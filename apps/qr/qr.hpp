@@ -47,7 +47,7 @@ struct Factorization {
   int domains = 1;    ///< domains of tile rows (qr_graph.hpp; 1: the flat tree)
   std::uint64_t geqrt_tasks = 0, gemqrt_tasks = 0, tpqrt_tasks = 0, tpmqrt_tasks = 0;
   std::uint64_t ttqrt_tasks = 0, ttmqrt_tasks = 0;  ///< the tree's, with several domains
-  RuntimeStats stats;  ///< this factorisation alone
+  RuntimeStats stats;                               ///< this factorisation alone
   std::uint64_t total_tasks() const {
     return geqrt_tasks + gemqrt_tasks + tpqrt_tasks + tpmqrt_tasks + ttqrt_tasks + ttmqrt_tasks;
   }

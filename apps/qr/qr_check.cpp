@@ -69,8 +69,8 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns) {
     const int c0 = k * b, cols = columns - c0, wk = t.width(k), hi = t.height(i);
     switch (task->kernel) {
       case Kernel::Geqrt:
-        cpu_gemqrt<T>(false, hi, cols, std::min(hi, wk), t.rows(i, k), in(i, c0), lda,
-                      t.tile(i, k), ldt, at(i, c0), m);
+        cpu_gemqrt<T>(false, hi, cols, std::min(hi, wk), t.rows(i, k), in(i, c0), lda, t.tile(i, k),
+                      ldt, at(i, c0), m);
         break;
       case Kernel::Tpqrt:
         cpu_tpmqrt<T>(false, hi, cols, wk, t.ib(k), in(i, c0), lda, t.tile(i, k), ldt, at(h, c0), m,

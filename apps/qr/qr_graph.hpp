@@ -20,9 +20,10 @@ struct Task {
 };
 
 /// Calls f(const Task&) for each task of a factorisation of `mt` x `nt` tiles (mt >= nt: as many
-/// tile rows as columns or more) whose tile rows are cut into `domains` domains, row i in domain i mod domains (on a P x Q process grid, one
-/// domain per process row: each domain's rows live on one process row). At step k the domain
-/// tops are rows k .. k + domains - 1 (those below mt), and the step is
+/// tile rows as columns or more) whose tile rows are cut into `domains` domains, row i in domain i
+/// mod domains (on a P x Q process grid, one domain per process row: each domain's rows live on one
+/// process row). At step k the domain tops are rows k .. k + domains - 1 (those below mt), and the
+/// step is
 ///
 ///   for each top h:
 ///     geqrt(h, k)        A_hk rw, V_hk w, T_hk w            A_hk = Q_hk R_hk

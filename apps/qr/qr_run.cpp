@@ -166,7 +166,8 @@ void validate(const RunConfig& c, bool needs_memory) {
   const double element_bytes = c.precision == Precision::Single ? 4 : 8;
   const double check_bytes =
       elements * (element_bytes + sizeof(double)) + static_cast<double>(c.n) * c.n * sizeof(double);
-  common::require_host_memory("qr", size_text(c), elements * element_bytes + (c.check ? check_bytes : 0));
+  common::require_host_memory("qr", size_text(c),
+                              elements * element_bytes + (c.check ? check_bytes : 0));
 }
 
 namespace {
@@ -193,8 +194,8 @@ common::TileWorkload workload(Precision precision, int ib, int rows) {
 int domains_for(const RunConfig& c, int block) {
   if (c.domains > 0) return c.domains;
   if (!c.runtime.devices.empty() || simulated(c)) return 1;
-  const int cpus = c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size())
-                                      : c.runtime.cpus;
+  const int cpus =
+      c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
   const int mt = (c.rows() + block - 1) / block, nt = (c.n + block - 1) / block;
   if (cpus <= 1 || nt * nt >= 2 * cpus) return 1;
   return std::clamp(mt / 2, 1, cpus);
@@ -210,8 +211,8 @@ int block_for(const RunConfig& c) {
   // columns makes a slow kernel (2-core Xeon, 100000 x 64 on a tree of 2: tile 128 16 GFLOP/s,
   // 256 13; 20000 x 256: 320 and 512 alike, 28-37; 4000 x 1000: 320 53-59 against 42 at 128).
   const int order = static_cast<int>(std::sqrt(static_cast<double>(m) * c.n));
-  const int thin = (2 * c.n + common::kBlockGranule - 1) / common::kBlockGranule *
-                   common::kBlockGranule;
+  const int thin =
+      (2 * c.n + common::kBlockGranule - 1) / common::kBlockGranule * common::kBlockGranule;
   return std::min(common::block_for(order, 0, c.runtime), thin);
 }
 

@@ -42,8 +42,7 @@ int run(int m, int n, int repeat) {
   for (int r = 0; r < repeat; ++r) {
     matrix.fill(a.data(), m);
     auto start = std::chrono::steady_clock::now();
-    lapack_int info =
-        geqrf(m, n, a.data(), tau.data(), work.data(), static_cast<int>(work.size()));
+    lapack_int info = geqrf(m, n, a.data(), tau.data(), work.data(), static_cast<int>(work.size()));
     double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (info != 0) {
       std::fprintf(stderr, "geqrf failed: info %d\n", static_cast<int>(info));

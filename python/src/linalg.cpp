@@ -235,13 +235,12 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_
       // Q-forming kernels are LAPACKE's); with fewer chains than CPU workers, on the host in
       // sequence with every BLAS thread (below), which keeps them all busy.
       const auto names = rt.workers();
-      const auto cpu_workers = std::count_if(names.begin(), names.end(), [](const std::string& w) {
-        return w.rfind("cpu", 0) == 0;
-      });
+      const auto cpu_workers = std::count_if(
+          names.begin(), names.end(), [](const std::string& w) { return w.rfind("cpu", 0) == 0; });
       const int q_tiles = (q_columns + factors.block() - 1) / factors.block();
       if (q_columns > 0 && cpu_workers > 0 && q_tiles * factors.domains() >= cpu_workers)
-        q = std::make_unique<std::vector<T>>(qr::form_q<T>(
-            rt, qr::QFormingCodelets(config.precision), data, m, factors, q_columns));
+        q = std::make_unique<std::vector<T>>(
+            qr::form_q<T>(rt, qr::QFormingCodelets(config.precision), data, m, factors, q_columns));
     }
     if (q_columns > 0 && !q)
       q = std::make_unique<std::vector<T>>(qr::form_q<T>(data, m, factors, q_columns));

@@ -26,7 +26,7 @@ namespace qr = conveyor::apps::qr;
 
 struct QrCliOptions {
   int n = 4096;
-  int m = 0;  // rows; not given: n (square)
+  int m = 0;      // rows; not given: n (square)
   int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
   int ib = qr::kDefaultInnerBlock;
@@ -55,11 +55,13 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedR
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
   if (o.m != 0 && o.m != o.n && resolved.distributed())
-    throw UsageError("qr: a run over several ranks (--grid) factorises square matrices: leave out "
-                     "--m");
+    throw UsageError(
+        "qr: a run over several ranks (--grid) factorises square matrices: leave out "
+        "--m");
   if (o.domains != 0 && resolved.distributed())
-    throw UsageError("qr: --domains is for one node; over several ranks --tree gives each process "
-                     "row a domain");
+    throw UsageError(
+        "qr: --domains is for one node; over several ranks --tree gives each process "
+        "row a domain");
   if (o.tree && !resolved.distributed())
     throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   std::vector<qr::RunConfig> configs;
@@ -150,9 +152,10 @@ void print_tables(std::ostream& out, const Report& report) {
   const int mt = first["row_tiles"].get<int>(), nt = first["tiles"].get<int>();
   const int domains = first["domains"].get<int>();
   auto tasks = [&](const char* kind) { return first[std::string(kind) + "_tasks"].get<long>(); };
-  const std::string shape = m == n ? fmt::format("n = {}", n) : fmt::format("m x n = {} x {}", m, n);
-  std::string tiles = m == n ? fmt::format("{} tiles per side", nt)
-                             : fmt::format("{} x {} tiles", mt, nt);
+  const std::string shape =
+      m == n ? fmt::format("n = {}", n) : fmt::format("m x n = {} x {}", m, n);
+  std::string tiles =
+      m == n ? fmt::format("{} tiles per side", nt) : fmt::format("{} x {} tiles", mt, nt);
   std::string tree_tasks;
   if (domains > 1) {
     tiles += fmt::format(" in {} domains of tile rows merged by a binary tree", domains);

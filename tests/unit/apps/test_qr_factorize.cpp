@@ -81,8 +81,8 @@ template <typename T>
 void expect_checked_factorisation(Runtime& rt, int n, int block, int ib, int m = 0,
                                   int domains = 1) {
   m = std::max(m, n);
-  SCOPED_TRACE(::testing::Message() << m << " x " << n << " block=" << block << " ib=" << ib
-                                    << " domains=" << domains);
+  SCOPED_TRACE(::testing::Message()
+               << m << " x " << n << " block=" << block << " ib=" << ib << " domains=" << domains);
   GeneralMatrix matrix(m, n);
   std::vector<T> a(std::size_t(m) * n);
   matrix.fill(a.data(), m);
@@ -90,7 +90,8 @@ void expect_checked_factorisation(Runtime& rt, int n, int block, int ib, int m =
   QrCodelets codelets(std::is_same_v<T, float> ? Precision::Single : Precision::Double);
   Factorization f = factorize(rt, codelets, a.data(), m, t);
   std::map<Kernel, std::uint64_t> graph;
-  for_each_tree_task(t.row_tiles(), t.tiles(), domains, [&](const Task& task) { ++graph[task.kernel]; });
+  for_each_tree_task(t.row_tiles(), t.tiles(), domains,
+                     [&](const Task& task) { ++graph[task.kernel]; });
   EXPECT_EQ(f.tiles, t.tiles());
   EXPECT_EQ(f.row_tiles, t.row_tiles());
   EXPECT_EQ(f.domains, domains);
@@ -132,8 +133,11 @@ TEST(QrFactorize, TallMatricesPassTheCheck) {
   // (m, n, block, ib): ragged last tile row and column (300 = 6 x 48 + 12, 130 = 2 x 48 + 34, ib
   // 40 > 34 there); one tile column; a diagonal tile taller than wide (rows 64..127 of column
   // 64..99); one column; one tile larger than the matrix.
-  const int cases[][4] = {
-      {300, 130, 48, 40}, {200, 64, 64, 16}, {257, 100, 64, 12}, {90, 1, 32, 8}, {100, 60, 128, 16}};
+  const int cases[][4] = {{300, 130, 48, 40},
+                          {200, 64, 64, 16},
+                          {257, 100, 64, 12},
+                          {90, 1, 32, 8},
+                          {100, 60, 128, 16}};
   for (const auto& c : cases) {
     expect_checked_factorisation<double>(rt, c[1], c[2], c[3], c[0]);
     expect_checked_factorisation<float>(rt, c[1], c[2], c[3], c[0]);
@@ -195,13 +199,13 @@ TEST(QrFormQ, ByTasksEqualsTheHostsSequentialQ) {
   common::use_single_threaded_blas();
   const QFormingCodelets forming(Precision::Double);
   // (m, n, block, ib, domains)
-  const int cases[][5] = {{150, 70, 32, 8, 1},    {300, 130, 48, 40, 1}, {64, 64, 16, 4, 1},
-                          {90, 1, 32, 8, 1},      {256, 64, 128, 16, 2}, {1000, 130, 48, 40, 3},
+  const int cases[][5] = {{150, 70, 32, 8, 1},  {300, 130, 48, 40, 1}, {64, 64, 16, 4, 1},
+                          {90, 1, 32, 8, 1},    {256, 64, 128, 16, 2}, {1000, 130, 48, 40, 3},
                           {500, 200, 64, 16, 2}};
   for (const auto& c : cases) {
     const int m = c[0], n = c[1];
-    SCOPED_TRACE(::testing::Message() << m << " x " << n << " block " << c[2] << " domains "
-                                      << c[4]);
+    SCOPED_TRACE(::testing::Message()
+                 << m << " x " << n << " block " << c[2] << " domains " << c[4]);
     std::vector<double> a(std::size_t(m) * n);
     GeneralMatrix(m, n).fill(a.data(), m);
     TFactors<double> t(MatrixSize{m, n}, c[2], c[3], c[4]);
@@ -382,7 +386,7 @@ TEST(QrFactorize, RejectsBadSizesAndMismatchedInputs) {
   TFactors<double> wide(MatrixSize{6, 8}, 4, 2);  // fewer rows than columns
   EXPECT_THROW(factorize(rt, d, a.data(), 8, wide), UsageError);
   TFactors<double> tall(MatrixSize{16, 4}, 4, 2);
-  EXPECT_THROW(factorize(rt, d, a.data(), 8, tall), UsageError);  // ld 8 < 16 rows
+  EXPECT_THROW(factorize(rt, d, a.data(), 8, tall), UsageError);          // ld 8 < 16 rows
   EXPECT_THROW(factorize(rt, d, a.data(), 16, 16, 4, tall), UsageError);  // not 16 x 16
 }
 
@@ -404,7 +408,8 @@ TEST(TFactors, PackTheLowerTriangleOfTiles) {
 }
 
 TEST(TFactors, PackTheTilesOnAndBelowTheDiagonalOfATallMatrix) {
-  TFactors<double> t(MatrixSize{100, 40}, 32, 8);  // 4 x 2 tiles: heights 32 x 3 and 4, widths 32, 8
+  TFactors<double> t(MatrixSize{100, 40}, 32,
+                     8);  // 4 x 2 tiles: heights 32 x 3 and 4, widths 32, 8
   EXPECT_EQ(t.m(), 100);
   EXPECT_EQ(t.row_tiles(), 4);
   EXPECT_EQ(t.tiles(), 2);
