@@ -270,17 +270,11 @@ Factorization factorize(Runtime& rt, const CholeskyCodelets& codelets, T* a, int
     rt.wait_all();
   } catch (...) {
     // No registration may outlive this call: the caller may free the matrix next.
-    for (auto& d : tiles) {
-      try {
-        if (d.registered()) rt.unregister(d);
-      } catch (...) {
-      }
-    }
+    common::unregister_all(rt, {&tiles}, /*quiet=*/true);
     throw;
   }
   f.time_s = rt.seconds() - start;
-  for (auto& d : tiles)
-    if (d.registered()) rt.unregister(d);
+  common::unregister_all(rt, {&tiles}, /*quiet=*/false);
   f.stats = rt.stats();  // after unregister, so that any final write-back is counted too
   return f;
 }

@@ -73,6 +73,10 @@ int block_for_tiles(int n, int for_workers, int max_block) {
 }
 }  // namespace
 
+int cpu_workers(const RuntimeOptions& options) {
+  return options.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options.cpus;
+}
+
 int default_block(int n, int workers, int max_block) {
   const double p = std::max(workers, 1);
   // Enough tiles per side for p workers to the end (4 sqrt(p), see the header).
@@ -86,7 +90,7 @@ int sweep_block(int n, int workers, int max_block) {
 
 int block_for(int n, int block, const RuntimeOptions& options) {
   if (block > 0) return block;
-  const int cpus = options.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : options.cpus;
+  const int cpus = cpu_workers(options);
   return default_block(n, cpus + static_cast<int>(options.devices.size()),
                        cpus == 0 ? kMaxDeviceBlock : kMaxDefaultBlock);
 }

@@ -54,6 +54,9 @@ int default_block(int n, int workers, int max_block = kMaxDefaultBlock);
 /// 1.14x / 1.0x. At most max_block, a multiple of kBlockGranule.
 int sweep_block(int n, int workers, int max_block = kMaxDefaultBlock);
 
+/// The CPU workers a runtime made with `options` has: one per core when options.cpus < 0.
+int cpu_workers(const RuntimeOptions& options);
+
 /// `block` when given (> 0), else default_block for the workers a runtime made with `options` has:
 /// its CPU workers (one per core when options.cpus < 0) and its devices, with tiles up to
 /// kMaxDeviceBlock when there are no CPU workers.

@@ -6,9 +6,11 @@
 ///
 ///   factorize(rt, codelets, d_a, n, n, 256, MatrixHome::on("cuda:0"));  // d_a: cudaMalloc'd
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
@@ -47,6 +49,19 @@ Data register_tile(Runtime& rt, const MatrixHome& home, T* tile, std::size_t row
                    std::size_t ld, std::string name) {
   if (home.on_host()) return rt.register_matrix(tile, rows, cols, ld, std::move(name));
   return rt.register_device_matrix(home.device, tile, rows, cols, ld, std::move(name));
+}
+
+/// Unregisters every registered data of `sets`. `quiet`: on the way out of a failure, where one
+/// refusal must not keep the rest registered (each refusal is swallowed); else the first refusal
+/// throws.
+inline void unregister_all(Runtime& rt, std::initializer_list<std::vector<Data>*> sets,
+                           bool quiet) {
+  for (auto* set : sets)
+    for (auto& d : *set) try {
+        if (d.registered()) rt.unregister(d);
+      } catch (...) {
+        if (!quiet) throw;
+      }
 }
 
 }  // namespace conveyor::apps::common

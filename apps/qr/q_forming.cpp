@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/matrix_home.hpp"
 #include "common/narrow.hpp"
 #include "conveyor/error.hpp"
 #include "qr/qr_check.hpp"
@@ -88,14 +89,6 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
   auto at = [&](std::vector<Data>& set, int i, int j) -> Data& {
     return set[static_cast<std::size_t>(i + j * mt)];
   };
-  auto unregister_all = [&](bool quiet) {
-    for (auto* set : {&in, &factors, &tree_factors, &out})
-      for (auto& d : *set) try {
-          if (d.registered()) rt.unregister(d);
-        } catch (...) {
-          if (!quiet) throw;
-        }
-  };
   try {
     // The reflectors and factors are only read (Access::Read below); registering needs mutable
     // pointers.
@@ -135,10 +128,10 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
     }
     rt.wait_all();
   } catch (...) {
-    unregister_all(true);
+    common::unregister_all(rt, {&in, &factors, &tree_factors, &out}, /*quiet=*/true);
     throw;
   }
-  unregister_all(false);
+  common::unregister_all(rt, {&in, &factors, &tree_factors, &out}, /*quiet=*/false);
   return q;
 }
 

@@ -141,15 +141,6 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, 
   auto at = [&](std::vector<Data>& set, int i, int j) -> Data& {
     return set[static_cast<std::size_t>(i + j * mt)];
   };
-  // `quiet`: on the way out of a failure, where one refusal must not keep the rest registered.
-  auto unregister_all = [&](bool quiet) {
-    for (auto* set : {&tiles, &factors, &tree_factors, &reflectors})
-      for (auto& d : *set) try {
-          if (d.registered()) rt.unregister(d);
-        } catch (...) {
-          if (!quiet) throw;
-        }
-  };
   Factorization f;
   f.tiles = nt;
   f.row_tiles = mt;
@@ -229,11 +220,11 @@ Factorization factorize(Runtime& rt, const QrCodelets& codelets, T* a, long ld, 
     rt.wait_all();
   } catch (...) {
     // No registration may outlive this call: the caller may free the matrix next.
-    unregister_all(true);
+    common::unregister_all(rt, {&tiles, &factors, &tree_factors, &reflectors}, /*quiet=*/true);
     throw;
   }
   f.time_s = rt.seconds() - start;
-  unregister_all(false);
+  common::unregister_all(rt, {&tiles, &factors, &tree_factors, &reflectors}, /*quiet=*/false);
   f.stats = rt.stats();  // after unregister, so that any final write-back is counted too
   return f;
 }

@@ -14,7 +14,6 @@
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 #include "qr/qr_matrix.hpp"
@@ -194,8 +193,7 @@ common::TileWorkload workload(Precision precision, int ib, int rows) {
 int domains_for(const RunConfig& c, int block) {
   if (c.domains > 0) return c.domains;
   if (!c.runtime.devices.empty() || simulated(c)) return 1;
-  const int cpus =
-      c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
+  const int cpus = common::cpu_workers(c.runtime);
   const int mt = (c.rows() + block - 1) / block, nt = (c.n + block - 1) / block;
   if (cpus <= 1 || nt * nt >= 2 * cpus) return 1;
   return std::clamp(mt / 2, 1, cpus);

@@ -13,7 +13,6 @@
 #include "common/trace_phases.hpp"
 #include "conveyor/device.hpp"
 #include "conveyor/error.hpp"
-#include "conveyor/topology.hpp"
 #include "stencil/grid.hpp"
 #include "stencil/stencil_check.hpp"
 #include "stencil/stencil_graph.hpp"
@@ -112,11 +111,8 @@ common::TileWorkload workload(const RunConfig& c) {
 }  // namespace
 
 int block_for(const RunConfig& c) {
-  if (c.block == 0 && c.runtime.devices.empty() && !simulated(c)) {  // CPU workers alone
-    const int cpus =
-        c.runtime.cpus < 0 ? static_cast<int>(host_topology().cores.size()) : c.runtime.cpus;
-    return common::sweep_block(c.n, cpus);
-  }
+  if (c.block == 0 && c.runtime.devices.empty() && !simulated(c))  // CPU workers alone
+    return common::sweep_block(c.n, common::cpu_workers(c.runtime));
   return common::block_for(c.n, c.block, c.runtime, workload(c));
 }
 
