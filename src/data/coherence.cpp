@@ -299,6 +299,21 @@ void CoherenceEngine::discard_after_failure(DataState& d, int space, Access mode
         d.describe(), drivers_[space - 1]->id());
 }
 
+void CoherenceEngine::damaged_valid_host(DataState& d, int copied_from) {
+  // The host's copy became the data's state while this copy home was in flight (the task that
+  // wrote the replica after it failed: discard_after_failure), and the copy landed on it in part.
+  // Another whole replica takes over; without one, the data is lost.
+  d.replicas[kHostSpace].state = Msi::Invalid;
+  for (int s = 1; s < spaces(); ++s)
+    if (valid(d.replicas[s].state)) return;
+  d.replicas[kHostSpace].state = Msi::Modified;  // what reads and unregister find, and report
+  if (d.lost.empty())
+    d.lost = fmt::format(
+        "{}: lost: a copy home of it from {} failed part-way after a failed task had left the "
+        "host's copy as its only state; its memory holds a mix",
+        d.describe(), drivers_[copied_from - 1]->id());
+}
+
 void CoherenceEngine::commit_host_write(DataState& d) {
   std::lock_guard lock(d.mutex);
   d.host_damaged = false;
@@ -765,7 +780,10 @@ void CoherenceEngine::on_write_back(void* user, const char* error) {
       if (o != wb->space && d.replicas[o].state == Msi::Modified) others |= 1ull << o;
     // A failed copy leaves the replica Modified (nothing is lost; it is simply not evicted); a
     // write since the copy was enqueued leaves the host stale.
-    if (error) d.host_damaged = true;
+    if (error) {
+      d.host_damaged = true;
+      if (valid(d.replicas[kHostSpace].state)) self.damaged_valid_host(d, wb->space);
+    }
     if (!error && d.version == r.write_back_version) {
       d.host_damaged = false;
       d.replicas[kHostSpace].state = Msi::Shared;

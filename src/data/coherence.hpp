@@ -179,6 +179,9 @@ class CoherenceEngine {
   enum class WriteBackKind { Early, Evicting, Ahead };
   WriteBack* start_write_back(DataState& d, int space, WriteBackKind kind);
   static void on_write_back(void* user, const char* error);
+  /// A copy home from `copied_from` failed part-way over the host's copy while that was valid:
+  /// another valid replica takes over, or the data is marked lost. Under d.mutex.
+  void damaged_valid_host(DataState& d, int copied_from);
   // The space's recency list; under the data's lock.
   void touch(DataState& d, int space);
   void forget(DataState& d, int space);
