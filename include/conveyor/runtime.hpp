@@ -87,12 +87,17 @@ struct RuntimeOptions {
   /// whose tasks are short idles unless enough are enqueued to cover that; more than needed makes
   /// a task that becomes ready later (the critical path) wait behind them, and with several
   /// devices commits tasks to a lane early instead of to the device free first. kInFlightAuto
-  /// (default): kInFlightOneDevice with one device, kInFlightSeveral with more (measured on the
-  /// simulated nodes: docs/results/runtime.md, "Tasks in flight"); options() gives the value used.
+  /// (default): kInFlightOneDevice with one device, kInFlightSeveral with more, and on a device
+  /// whose round trip is known (a simulated platform's) up to kInFlightMost while the lane holds
+  /// less predicted work (model scheduler) than 1.5 round trips and the next task fits in device
+  /// memory without evicting, so that short tasks cover the round trip and long ones do not queue
+  /// ahead of later critical-path tasks (measured on the simulated nodes:
+  /// docs/results/runtime.md, "Tasks in flight"); options() gives the count used.
   int device_tasks_in_flight = kInFlightAuto;
   static constexpr int kInFlightAuto = -1;
   static constexpr int kInFlightOneDevice = 8;
   static constexpr int kInFlightSeveral = 4;
+  static constexpr int kInFlightMost = 32;
   /// Run-ahead: how many tasks each device driver may enqueue behind predecessors still on its
   /// own lane (their completion not yet seen by the host), ordered by the device's queues instead
   /// of a host wake-up per dependency; they come on top of device_tasks_in_flight. 0 = off: a task

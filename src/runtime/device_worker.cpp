@@ -32,12 +32,39 @@ void Runtime::Impl::on_device_done(void* user, const char* error) {
 
 void Runtime::Impl::device_loop(Worker& w) {
   runtime_thread_of = this;
-  // Up to device_tasks_in_flight tasks in flight, and run_ahead more when the next one runs ahead.
+  // Up to device_tasks_in_flight tasks in flight, more (by default) while the lane holds less
+  // predicted work than the device's round trip, and run_ahead more when the next one runs ahead.
   const int ready_capacity = options_.device_tasks_in_flight;
+  const int filled_capacity = lanes_filled_ ? RuntimeOptions::kInFlightMost : ready_capacity;
   const int capacity = ready_capacity + run_ahead_;
+  constexpr double kFillRoundTrips = 1.5;
   auto next_runs_ahead = [&] {
     std::span<Task* const> queue = scheduler_->own_queue(w.index);
     return !queue.empty() && queue.front()->ahead == Task::Ahead::Queued;
+  };
+  // Beyond the count while the lane holds less predicted work than 1.5 round trips (the host
+  // handles the completions and launches the next tasks after it learns of them: 5.1 us a task
+  // at 1, 4.7 at 1.5 and 4.6 at 2 on the H200 twin, Cholesky n = 4096, tile 128), and only while
+  // the next task's buffers fit beside what is allocated: a deeper lane pins more blocks, and out
+  // of core that costs evictions of blocks needed soon (docs/results/runtime.md, "Tasks in
+  // flight").
+  auto next_fits = [&] {
+    std::span<Task* const> queue = scheduler_->own_queue(w.index);
+    if (queue.empty()) return true;
+    const data::DeviceMemory& memory = coherence_->memory(w.desc.space);
+    std::uint64_t need = 0;
+    for (const auto& a : queue.front()->accesses) need += a.data->bytes();
+    return memory.used() + need <= memory.limit();
+  };
+  // A lane with tasks but no predicted work left has no predictions to go by (tasks without a
+  // model yet, or overrunning theirs): no filling on them.
+  auto lane_short = [&] {
+    return scheduler_->started_seconds(w.index) > 0 && lane_needs_more(w, kFillRoundTrips);
+  };
+  auto room = [&] {
+    return w.in_flight < ready_capacity ||
+           (w.in_flight < filled_capacity && lane_short() && next_fits()) ||
+           (w.in_flight < capacity && next_runs_ahead());
   };
   std::vector<Slot*> done;
   std::vector<data::CoherenceEngine::WriteBack*> early;
@@ -89,7 +116,7 @@ void Runtime::Impl::device_loop(Worker& w) {
     }
     // The waiting task first: it holds part of its buffers; a new task would compete for room.
     Task* t = w.waiting;
-    if (!t && (w.in_flight < ready_capacity || (w.in_flight < capacity && next_runs_ahead()))) {
+    if (!t && room()) {
       t = scheduler_->pop(w.index);
       if (t && t->cancelled) {
         // Queued to run ahead, then a predecessor on the lane failed: it does not run.

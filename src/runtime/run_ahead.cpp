@@ -20,6 +20,8 @@
 //    they wrote is discarded; tasks still queued ahead are cancelled when taken.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "runtime/runtime_impl_shared.hpp"
 
 namespace conveyor {
@@ -64,14 +66,20 @@ void Runtime::Impl::try_run_ahead(Task* t) {
   wake(scheduler_->enqueue(t, {w.index, 0}));
 }
 
-bool Runtime::Impl::lane_needs_more(Worker& w) const {
-  // The lane runs dry before the host can release the task only while it holds less work than
-  // the device's round trip; beyond that the task gains nothing by being bound to this device
-  // now, and another device may be free first once it is ready. Without a known round trip or a
-  // policy that predicts the lane's work, nothing runs ahead.
+int Runtime::Impl::most_in_flight() const {
+  const int ready = options_.device_tasks_in_flight;
+  return std::max(lanes_filled_ ? RuntimeOptions::kInFlightMost : ready, ready + run_ahead_);
+}
+
+bool Runtime::Impl::lane_needs_more(Worker& w, double round_trips) const {
+  // The lane runs dry before the host can release (or hand over) the next task only while it
+  // holds less work than the device's round trip; beyond that a task gains nothing by being bound
+  // to this device now: another device may be free first once it is ready, or a critical-path
+  // task that becomes ready later would wait behind it. Without a known round trip or a policy
+  // that predicts the lane's work, the answer is no.
   const double round_trip = w.driver->completion_seconds();
   const double lane = scheduler_->started_seconds(w.index);
-  return round_trip > 0 && lane >= 0 && lane < round_trip;
+  return round_trip > 0 && lane >= 0 && lane < round_trips * round_trip;
 }
 
 }  // namespace conveyor

@@ -158,7 +158,9 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// Queues `t` for the device whose lane holds all its unfinished predecessors, when that
   /// device can run it, the scheduler would place it there, and the depth allows.
   void try_run_ahead(runtime::Task* t);
-  bool lane_needs_more(Worker& w) const;
+  /// Whether `w`'s lane holds less predicted work than `round_trips` of its device's round trip
+  /// (false where either is unknown).
+  bool lane_needs_more(Worker& w, double round_trips = 1) const;
   /// Under mutex_ (released meanwhile), before the tasks of `done` are completed: the data they
   /// wrote that no later task uses, marked for an early write-back
   /// (RuntimeOptions::early_write_back) to be enqueued by the caller without the lock.
@@ -247,6 +249,11 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// The default depth with several devices: a lane takes tasks ahead only while it holds less
   /// predicted work than its device's round trip (lane_needs_more).
   bool lanes_bounded_ = false;
+  /// Tasks in flight by default (kInFlightAuto): beyond device_tasks_in_flight, up to
+  /// kInFlightMost while the lane holds less predicted work than its device's round trip.
+  bool lanes_filled_ = false;
+  /// Slots of each device worker: the most tasks it may hold in flight, filled or run ahead.
+  int most_in_flight() const;
   std::string first_error_;
   std::uint64_t failed_ = 0;
   std::uint64_t cancelled_ = 0;

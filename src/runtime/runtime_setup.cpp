@@ -52,7 +52,8 @@ Runtime::Impl::Impl(RuntimeOptions options,
                : automatic                            ? RuntimeOptions::kRunAheadDefaultDepth
                                                       : options_.run_ahead;
   lanes_bounded_ = automatic && drivers_.size() > 1;
-  if (options_.device_tasks_in_flight == RuntimeOptions::kInFlightAuto)
+  lanes_filled_ = options_.device_tasks_in_flight == RuntimeOptions::kInFlightAuto;
+  if (lanes_filled_)
     options_.device_tasks_in_flight = drivers_.size() == 1 ? RuntimeOptions::kInFlightOneDevice
                                                            : RuntimeOptions::kInFlightSeveral;
   make_coherence();
@@ -137,7 +138,7 @@ void Runtime::Impl::make_workers(int cpus) {
     w->driver = drivers_[s].get();
     w->desc = {w->driver->kind(), static_cast<int>(s) + 1, w->driver->id() + " worker",
                w->driver->id(), runtime::perfmodel::shares_host_cores(w->driver->id())};
-    for (int k = 0; k < options_.device_tasks_in_flight + run_ahead_; ++k) {
+    for (int k = 0; k < most_in_flight(); ++k) {
       w->slots.push_back(std::make_unique<Slot>());
       w->slots.back()->impl = this;
       w->slots.back()->worker = w.get();

@@ -156,11 +156,12 @@ TEST(CliTwin, RunAheadByDefaultIsNeverSlowerThanOffAndPaysWhereADeviceHasARoundT
     EXPECT_LE(twin_time(command, args, v100), 1.02 * off) << command;
   }
 
-  // With 8 tasks in flight the device no longer idles behind the round trip on ready tasks, and
-  // run-ahead shortens the chains on top of that: 0.0668 s against 0.0829 s off.
+  // With the lane filled to cover the round trip (RuntimeOptions::kInFlightAuto) the device no
+  // longer idles behind it on ready tasks, and run-ahead shortens the chains on top of that:
+  // 0.0282 s against 0.0295 s off (before the filling, with 8 in flight: 0.0668 against 0.0829).
   const std::string chain = "--n 4096 --block 128 --precision d --devices cuda:0";
   EXPECT_LT(twin_time("cholesky", chain, kTwin),
-            0.85 * twin_time("cholesky", chain + " --run-ahead 0", kTwin));
+            0.97 * twin_time("cholesky", chain + " --run-ahead 0", kTwin));
 
   ScratchDir scratch;
   std::ifstream in(kTwin);
@@ -173,8 +174,9 @@ TEST(CliTwin, RunAheadByDefaultIsNeverSlowerThanOffAndPaysWhereADeviceHasARoundT
   const std::string platform = scratch.path("2xh200.json");
   std::ofstream(platform) << two.dump();
   const std::string both = "--n 4096 --block 128 --precision d --devices cuda:0,cuda:1";
+  // 0.0235 s against 0.0249 s off.
   EXPECT_LT(twin_time("cholesky", both, platform),
-            0.8 * twin_time("cholesky", both + " --run-ahead 0", platform));
+            0.97 * twin_time("cholesky", both + " --run-ahead 0", platform));
 }
 
 TEST(CliTwin, DevicesPicksThePlatformsWorkersByEitherName) {

@@ -115,5 +115,37 @@ TEST(SimulatedCosts, CopiesInOnTheirOwnStreamOverlapTheKernelBefore) {
   EXPECT_NEAR(run(stream, false), 7e-3, 1e-9);
 }
 
+// Tasks in flight by default (RuntimeOptions::kInFlightAuto): short tasks fill the lane beyond the
+// count, up to kInFlightMost, while it holds less predicted work than the device's round trip. 64
+// independent tasks of a few nanoseconds each on a device whose completions reach the host 100 us
+// late: 8 at a time wait a round trip every 8 tasks; filled, every 32.
+double short_tasks(int in_flight) {
+  const std::string path = one_device(R"(, "complete_us": 100)");
+  RuntimeOptions o;
+  o.cpus = 1;
+  o.platform = path;
+  o.scheduler = "model";
+  o.device_tasks_in_flight = in_flight;
+  Runtime rt(o);
+  std::vector<std::vector<char>> v(64, std::vector<char>(8, 1));
+  std::vector<Data> d;
+  for (auto& x : v) d.push_back(rt.register_vector(x.data(), x.size(), "v"));
+  Codelet touch("touch");
+  touch.cuda([](const TaskContext&) {});
+  for (Data& x : d) rt.submit(touch, {{x, Access::ReadWrite}});
+  rt.wait_all();
+  EXPECT_EQ(rt.options().device_tasks_in_flight, RuntimeOptions::kInFlightOneDevice);
+  double s = rt.seconds();
+  for (auto& x : d) rt.unregister(x);
+  return s;
+}
+
+TEST(SimulatedCosts, ShortTasksFillTheLaneToCoverTheRoundTrip) {
+  const double counted = short_tasks(RuntimeOptions::kInFlightOneDevice);
+  const double filled = short_tasks(RuntimeOptions::kInFlightAuto);
+  EXPECT_GT(counted, 64 / 8 * 100e-6);
+  EXPECT_LT(filled, 0.5 * counted) << counted;
+}
+
 }  // namespace
 }  // namespace conveyor
