@@ -44,9 +44,10 @@ run: main-job
 # The runtime's own small test binary under ThreadSanitizer and under AddressSanitizer + UBSan
 # (undefined behaviour is fatal there), the simulated clusters' tests (ranks as threads) under the
 # former, the simulator's tests under the latter (only those targets are built in those presets,
-# without the OpenCL backend to keep CI short: the runtime is tested there on emulated devices), then
-# a slice of the fuzzers (scripts/fuzz.sh, 5 s per harness, built in the asan tree beside those
-# tests), then the whole suite (ctest; the apps' OpenCL runs on the own kernels there, the CLBlast
+# without the OpenCL backend to keep CI short: the runtime is tested there on emulated devices; each
+# binary as JOBS shards side by side, scripts/gtest-shards.sh), then a slice of the fuzzers
+# (scripts/fuzz.sh, 5 s per harness, JOBS at a time, built in the asan tree beside those tests),
+# then the whole suite (ctest; the apps' OpenCL runs on the own kernels there, the CLBlast
 # kernels only in the tests that compare the two, because CLBlast compiles its kernels on PoCL at
 # first use for about a minute per precision), then the Python package's tests (python/tests,
 # pytest, from the build tree: docs/python.md) when conveyor._core was built. The sanitizer runs,
@@ -55,7 +56,7 @@ test: build
 	for p in tsan asan; do \
 	  cmake --preset $$p > /dev/null && \
 	  cmake --build build/$$p -j $(JOBS) --target conveyor_runtime_tests && \
-	  XDG_CACHE_HOME=$(CURDIR)/build/$$p/test-cache \
+	  XDG_CACHE_HOME=$(CURDIR)/build/$$p/test-cache scripts/gtest-shards.sh $(JOBS) \
 	    build/$$p/tests/conveyor_runtime_tests --gtest_filter='-*opencl*:*cuda*' || exit 1; \
 	done
 	if ninja -C build/tsan -t targets all | grep -q '^conveyor_distributed_unit_tests:'; then \
@@ -64,7 +65,7 @@ test: build
 	fi
 	cmake --build build/asan -j $(JOBS) --target conveyor_manycore_tests
 	UBSAN_OPTIONS=print_stacktrace=1 XDG_CACHE_HOME=$(CURDIR)/build/asan/test-cache \
-	  build/asan/tests/conveyor_manycore_tests
+	  scripts/gtest-shards.sh $(JOBS) build/asan/tests/conveyor_manycore_tests
 	FUZZ_SECONDS=5 JOBS=$(JOBS) scripts/fuzz.sh
 	cd $(BUILD) && CONVEYOR_OPENCL_BLAS=own ctest --output-on-failure -j $(JOBS)
 	@if ls $(BUILD)/python/conveyor/_core.*.so > /dev/null 2>&1; then \

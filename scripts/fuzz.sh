@@ -8,7 +8,7 @@
 #   FUZZ_SECONDS=300 scripts/fuzz.sh platform
 #
 #   FUZZ_SECONDS  seconds per harness (default 60)
-#   JOBS          build parallelism (default: nproc)
+#   JOBS          build parallelism and harnesses run at a time (default: nproc)
 #
 # Each run starts from a copy of fuzz/corpus/<harness>/ in a fresh temporary folder (removed at
 # the end; the repository's corpus is never written). Crash, timeout and out-of-memory inputs are
@@ -50,25 +50,39 @@ trap 'rm -rf "$work"' EXIT
 export TMPDIR=$work XDG_CACHE_HOME=$work/cache
 mkdir -p "$work/cache"
 
-rows=() failed=0
-for h in "${harnesses[@]}"; do
-  corpus=$work/corpus/$h crashes=build/asan/crashes/$h
-  mkdir -p "$corpus" "$crashes"
-  cp fuzz/corpus/"$h"/* "$corpus"/
-  before=$(ls "$crashes" | wc -l)
-  echo "fuzz: $h for ${seconds}s"
-  rc=0
+# One harness: its log, exit status and the number of crash files it had before, in $work.
+fuzz_one() {
+  local h=$1 corpus=$work/corpus/$1 crashes=build/asan/crashes/$1 rc=0
   # -timeout: one input running longer than 10 s is a hang; -rss_limit_mb: 2 GB is an
   # out-of-memory bug for inputs of a few KB.
   build/asan/fuzz/fuzz_"$h" "$corpus" -max_total_time="$seconds" -max_len="$(max_len "$h")" \
     -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$crashes/" \
     > "$work/$h.log" 2>&1 || rc=$?
+  echo "$rc" > "$work/$h.rc"
+}
+
+# JOBS harnesses at a time (each is one process on one core), rows in the order named.
+jobs=${JOBS:-$(nproc)}
+for h in "${harnesses[@]}"; do
+  corpus=$work/corpus/$h crashes=build/asan/crashes/$h
+  mkdir -p "$corpus" "$crashes"
+  cp fuzz/corpus/"$h"/* "$corpus"/
+  ls "$crashes" | wc -l > "$work/$h.before"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  echo "fuzz: $h for ${seconds}s"
+  fuzz_one "$h" &
+done
+wait
+
+rows=() failed=0
+for h in "${harnesses[@]}"; do
+  crashes=build/asan/crashes/$h rc=$(cat "$work/$h.rc")
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$h.log" | tail -1)
   # The last status line ("#1234 DONE cov: 567 ft: 890 corp: ...") holds the coverage reached.
   status=$(grep -E '^#[0-9]+.* cov: ' "$work/$h.log" | tail -1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$status")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$status")
-  found=$(($(ls "$crashes" | wc -l) - before))
+  found=$(($(ls "$crashes" | wc -l) - $(cat "$work/$h.before")))
   if [ "$rc" -ne 0 ] && [ "$found" -eq 0 ]; then found=1; fi  # e.g. a crash before any input
   if [ "$found" -gt 0 ]; then
     failed=1
