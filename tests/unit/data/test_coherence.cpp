@@ -263,8 +263,8 @@ TEST(Coherence, ACopyHomeFailingPartWayOverTheRestoredHostCopyLosesTheData) {
   go.set_value();
   f.emu[0]->sync();
   ASSERT_EQ(v, (std::vector<int>{11, 12, 3, 4}));  // the mix
-  try {
-    f.engine->fetch_to_host(d);
+  try {  // unregistering: the blocks go back, and the error says what is lost
+    f.engine->drop_replicas(d);
     ADD_FAILURE() << "the mix was taken for the data's state";
   } catch (const DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find("lost"), std::string::npos) << e.what();
