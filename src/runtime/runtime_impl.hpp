@@ -250,7 +250,7 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// predicted work than its device's round trip (lane_needs_more).
   bool lanes_bounded_ = false;
   /// Tasks in flight by default (kInFlightAuto): beyond device_tasks_in_flight, up to
-  /// kInFlightMost while the lane holds less predicted work than its device's round trip.
+  /// kInFlightMost while the lane holds less predicted work than 1.5 round trips of its device.
   bool lanes_filled_ = false;
   /// Slots of each device worker: the most tasks it may hold in flight, filled or run ahead.
   int most_in_flight() const;
