@@ -50,11 +50,7 @@ void Runtime::Impl::device_loop(Worker& w) {
   // flight").
   auto next_fits = [&] {
     std::span<Task* const> queue = scheduler_->own_queue(w.index);
-    if (queue.empty()) return true;
-    const data::DeviceMemory& memory = coherence_->memory(w.desc.space);
-    std::uint64_t need = 0;
-    for (const auto& a : queue.front()->accesses) need += a.data->bytes();
-    return memory.used() + need <= memory.limit();
+    return queue.empty() || fits_beside_allocated(w, *queue.front());
   };
   // A lane with tasks but no predicted work left has no predictions to go by (tasks without a
   // model yet, or overrunning theirs): no filling on them.
@@ -206,6 +202,13 @@ bool Runtime::Impl::prefetch_queued(Worker& w, std::unique_lock<std::mutex>& loc
   return looked;
 }
 
+bool Runtime::Impl::fits_beside_allocated(const Worker& w, const Task& t) const {
+  const data::DeviceMemory& memory = coherence_->memory(w.desc.space);
+  std::uint64_t need = 0;
+  for (const auto& a : t.accesses) need += a.data->bytes();
+  return memory.used() + need <= memory.limit();
+}
+
 void Runtime::Impl::rank_next_uses(Worker& w, Task* launching) {
   // Under mutex_: only this thread takes from its own queue, so these tasks (and their data)
   // stay until it launches them. The next kAhead tasks in the order the queue gives them out
@@ -214,10 +217,7 @@ void Runtime::Impl::rank_next_uses(Worker& w, Task* launching) {
   // and only this thread allocates in its space: while the task's buffers fit beside what is
   // allocated, no ranking is needed. Ranking at every launch cost 3.4 us a launch on vm-xeon2
   // (the H200 twin in core, n = 4096, tile 128: 18 % of the host's CPU time).
-  const data::DeviceMemory& memory = coherence_->memory(w.desc.space);
-  std::uint64_t need = 0;
-  for (const auto& a : launching->accesses) need += a.data->bytes();
-  if (memory.used() + need <= memory.limit()) return;
+  if (fits_beside_allocated(w, *launching)) return;
   constexpr std::size_t kAhead = 64;
   scheduler_->next_in_queue(w.index, kAhead, w.next_tasks);
   w.next_reads.clear();

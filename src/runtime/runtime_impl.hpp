@@ -174,6 +174,10 @@ class Runtime::Impl final : public detail::CompletionSink {
   /// Under mutex_: tells the coherence engine which data the task about to launch and the tasks
   /// queued next for this worker read, in the order they will run (eviction by next use).
   void rank_next_uses(Worker& w, runtime::Task* launching);
+  /// Whether all of `t`'s buffers would fit in `w`'s device memory beside what is allocated (an
+  /// overestimate of the need: replicas already there count too), so that launching it evicts
+  /// nothing.
+  bool fits_beside_allocated(const Worker& w, const runtime::Task& t) const;
   static void on_device_done(void* user, const char* error);
   /// Device task times from the driver's timed operations (DriverConfig::time_tasks), into the
   /// completed slots' tasks; the rest goes to the trace.

@@ -56,12 +56,11 @@ std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedR
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
   if (o.m != 0 && o.m != o.n && resolved.distributed())
     throw UsageError(
-        "qr: a run over several ranks (--grid) factorises square matrices: leave out "
-        "--m");
+        "qr: a run over several ranks (--grid) factorises square matrices: leave out --m");
   if (o.domains != 0 && resolved.distributed())
     throw UsageError(
-        "qr: --domains is for one node; over several ranks --tree gives each process "
-        "row a domain");
+        "qr: --domains is for one node; over several ranks --tree gives each process row a "
+        "domain");
   if (o.tree && !resolved.distributed())
     throw UsageError("qr: --tree chooses the reduction tree of a run over several ranks (--grid)");
   std::vector<qr::RunConfig> configs;
