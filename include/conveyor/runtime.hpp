@@ -88,10 +88,10 @@ struct RuntimeOptions {
   /// a task that becomes ready later (the critical path) wait behind them, and with several
   /// devices commits tasks to a lane early instead of to the device free first. kInFlightAuto
   /// (default): kInFlightOneDevice with one device, kInFlightSeveral with more, and on a device
-  /// whose round trip is known (a simulated platform's) up to kInFlightMost while the lane holds
-  /// less predicted work (model scheduler) than 1.5 round trips and the next task fits in device
-  /// memory without evicting, so that short tasks cover the round trip and long ones do not queue
-  /// ahead of later critical-path tasks (measured on the simulated nodes:
+  /// whose round trip is known (DeviceDriver::completion_seconds) up to kInFlightMost while the
+  /// lane holds less predicted work (model scheduler) than 1.5 round trips and the next task fits
+  /// in device memory without evicting, so that short tasks cover the round trip and long ones do
+  /// not queue ahead of later critical-path tasks (measured on the simulated nodes:
   /// docs/results/runtime.md, "Tasks in flight"); options() gives the count used.
   int device_tasks_in_flight = kInFlightAuto;
   static constexpr int kInFlightAuto = -1;
@@ -107,8 +107,8 @@ struct RuntimeOptions {
   /// kRunAheadAuto (the default): 16 deep; with several devices, a lane also takes a task ahead
   /// only while it holds less predicted work (model scheduler) than its device's round trip, the
   /// time from the end of its work to the host learning of it (DeviceDriver::completion_seconds:
-  /// a simulated platform's complete_us; real drivers do not report one yet, so nothing runs
-  /// ahead on several of them). Measured on the twins (docs/results/runtime.md): on one GPU deeper
+  /// a simulated platform's complete_us; the CUDA and OpenCL drivers measure theirs when they
+  /// open). Measured on the twins (docs/results/runtime.md): on one GPU deeper
   /// cuts the cost of chains of small tasks but holds later critical-path tasks behind the lane's
   /// backlog, 16 best; with several devices a task bound early to its predecessor's device cannot
   /// go to the one free first once it is ready, and every fixed depth was slower than off on the
@@ -224,6 +224,10 @@ struct WorkerStats {
   double busy_seconds = 0;  ///< CPU: time in task functions; devices: time with work enqueued
   /// Model schedulers: the execution time the models predicted for the tasks it ran.
   double predicted_seconds = 0;
+  /// Devices: the round trip of their completions, from the end of the work on the device to the
+  /// host learning of it (measured by the CUDA and OpenCL drivers when they open; a simulated
+  /// platform's complete_us); -1 for CPU workers and devices that report none.
+  double round_trip_seconds = -1;
 };
 
 /// What the runtime did since it started (or since reset_stats). The copy counts are the seed's

@@ -135,8 +135,8 @@ class DeviceDriver {
   virtual const ModelledCosts* modelled_costs() const { return nullptr; }
   /// Seconds from the end of the work enqueued on the device to the runtime learning of it (the
   /// host's wake-up on the completion): the round trip that releases a dependent task, which
-  /// run-ahead hides. < 0 when not known (real devices so far); a simulated platform's
-  /// complete_us.
+  /// run-ahead hides. < 0 when not known; a simulated platform's complete_us; the CUDA and OpenCL
+  /// drivers measure theirs when they open (probe_round_trip).
   virtual double completion_seconds() const { return -1; }
   /// The run's trace (RuntimeOptions::trace): a simulated platform adds its link tracks there.
   virtual void attach_trace(Trace* /*trace*/) {}
@@ -162,6 +162,14 @@ class DeviceDriver {
   /// default refuses with UsageError, as adopt_external does.
   virtual void copy_device_2d(void* dst, std::size_t dst_pitch, const void* src,
                               std::size_t src_pitch, std::size_t width, std::size_t height);
+
+ protected:
+  /// The round trip of this driver's completions, measured: the median over `samples` of the time
+  /// from an empty notify() on the idle lane to a host thread waking on its callback (what a
+  /// dependent task waits for between its predecessor's end and the host releasing it, less the
+  /// runtime's own handling). For a driver's constructor, once its lane takes work; -1 when a
+  /// notify fails or does not come back within a second.
+  double probe_round_trip(int samples = 7);
 };
 
 /// Implemented by the Device classes of backends that have a runtime driver (beside Device).

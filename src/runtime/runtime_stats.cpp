@@ -15,8 +15,9 @@ RuntimeStats Runtime::Impl::stats() const {
   s.submit_waits = submit_waits_;
   s.tasks_run_ahead = tasks_run_ahead_;
   for (const auto& w : workers_)
-    s.workers.push_back(
-        {w->desc.name, w->tasks, w->busy_seconds, scheduler_->predicted_busy(w->index)});
+    s.workers.push_back({w->desc.name, w->tasks, w->busy_seconds,
+                         scheduler_->predicted_busy(w->index),
+                         w->driver ? w->driver->completion_seconds() : -1});
   s.scheduler = options_.scheduler;
   s.calibration_tasks = scheduler_->calibration_tasks();
   return s;

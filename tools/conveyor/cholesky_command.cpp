@@ -166,15 +166,8 @@ std::vector<ch::RunConfig> configurations(const CholeskyCliOptions& o,
 
 nlohmann::json result_row(const ch::RunConfig& c, const ch::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
-  nlohmann::json workers = nlohmann::json::array();
-  int cpu_workers = 0;
-  for (const auto& w : s.workers) {
-    workers.push_back({{"name", w.name},
-                       {"tasks", w.tasks},
-                       {"busy_s", w.busy_seconds},
-                       {"predicted_busy_s", w.predicted_seconds}});
-    cpu_workers += w.name.rfind("cpu", 0) == 0;
-  }
+  const nlohmann::json workers = worker_rows(s);
+  const int cpu_workers = cpu_worker_count(s);
   nlohmann::json row = {
       {"n", c.n},
       {"block", r.block},

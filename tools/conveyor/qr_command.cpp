@@ -87,12 +87,8 @@ nlohmann::json checked_or_null(bool checked, double v) {
 
 nlohmann::json result_row(const qr::RunConfig& c, const qr::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
-  nlohmann::json workers = nlohmann::json::array();
-  int cpu_workers = 0;
-  for (const auto& w : s.workers) {
-    workers.push_back({{"name", w.name}, {"tasks", w.tasks}, {"busy_s", w.busy_seconds}});
-    cpu_workers += w.name.rfind("cpu", 0) == 0;
-  }
+  const nlohmann::json workers = worker_rows(s);
+  const int cpu_workers = cpu_worker_count(s);
   const bool simulated = !c.runtime.platform.empty();
   nlohmann::json row = {
       {"m", c.rows()},

@@ -60,6 +60,25 @@ void Table::print(std::ostream& out) const {
 
 std::string fixed(double value, int precision) { return fmt::format("{:.{}f}", value, precision); }
 
+nlohmann::json worker_rows(const RuntimeStats& s) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& w : s.workers) {
+    nlohmann::json row = {{"name", w.name},
+                          {"tasks", w.tasks},
+                          {"busy_s", w.busy_seconds},
+                          {"predicted_busy_s", w.predicted_seconds}};
+    if (w.round_trip_seconds >= 0) row["round_trip_us"] = w.round_trip_seconds * 1e6;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+int cpu_worker_count(const RuntimeStats& s) {
+  int cpus = 0;
+  for (const auto& w : s.workers) cpus += w.name.rfind("cpu", 0) == 0;
+  return cpus;
+}
+
 nlohmann::json copy_fields(const RuntimeStats& s) {
   nlohmann::json links = nlohmann::json::array();
   for (const auto& l : s.links)

@@ -65,6 +65,12 @@ std::string fixed(double value, int precision);
 /// peak device use, and `links` (copies and bytes per link that carried any).
 nlohmann::json copy_fields(const RuntimeStats& s);
 
+/// A run's workers as every app's result row lists them: name, tasks, busy_s, predicted_busy_s
+/// (model schedulers), and round_trip_us for a device that knows its completions' round trip.
+nlohmann::json worker_rows(const RuntimeStats& s);
+/// How many of a run's workers are CPU workers.
+int cpu_worker_count(const RuntimeStats& s);
+
 /// An unsigned JSON number as a table cell.
 std::string count(const nlohmann::json& value);
 

@@ -65,12 +65,8 @@ st::RunConfig configuration(const StencilCliOptions& o, const ResolvedRuntime& r
 
 nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
   const RuntimeStats& s = r.best.stats;
-  nlohmann::json workers = nlohmann::json::array();
-  int cpu_workers = 0;
-  for (const auto& w : s.workers) {
-    workers.push_back({{"name", w.name}, {"tasks", w.tasks}, {"busy_s", w.busy_seconds}});
-    cpu_workers += w.name.rfind("cpu", 0) == 0;
-  }
+  const nlohmann::json workers = worker_rows(s);
+  const int cpu_workers = cpu_worker_count(s);
   nlohmann::json row = {
       {"n", c.n},
       {"block", r.block},

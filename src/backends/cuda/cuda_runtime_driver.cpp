@@ -57,6 +57,7 @@ class CudaDriver final : public device::DeviceDriver {
                           .count();
     }
     waiter_ = std::thread([this] { wait_loop(); });
+    round_trip_s_ = probe_round_trip();
   }
 
   ~CudaDriver() override {
@@ -76,6 +77,7 @@ class CudaDriver final : public device::DeviceDriver {
   DeviceKind kind() const override { return DeviceKind::Cuda; }
   const std::string& id() const override { return id_; }
   std::uint64_t memory_bytes() const override { return memory_; }
+  double completion_seconds() const override { return round_trip_s_; }
   int ordinal() const { return ordinal_; }
 
   void* allocate(std::size_t bytes) override {
@@ -311,6 +313,7 @@ class CudaDriver final : public device::DeviceDriver {
   Stream back_;  // write-backs
   Event reference_;
   double reference_us_ = 0;
+  double round_trip_s_ = -1;
   std::deque<Timed> timed_;  // driver thread only
 
   std::mutex mutex_;  // guards the completion queue and the event pool

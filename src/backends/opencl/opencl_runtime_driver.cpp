@@ -29,6 +29,7 @@ class OpenclDriver final : public device::DeviceDriver {
         out_(context_->make_queue()),
         back_(context_->make_queue()) {
     if (config_.trace || config_.time_tasks) calibrate_clock();
+    round_trip_s_ = probe_round_trip();
   }
 
   ~OpenclDriver() override {
@@ -43,6 +44,7 @@ class OpenclDriver final : public device::DeviceDriver {
   DeviceKind kind() const override { return DeviceKind::OpenCL; }
   const std::string& id() const override { return id_; }
   std::uint64_t memory_bytes() const override { return context_->facts().global_mem_bytes; }
+  double completion_seconds() const override { return round_trip_s_; }
 
   void* allocate(std::size_t bytes) override {
     if (bytes > context_->facts().max_alloc_bytes)
@@ -271,6 +273,7 @@ class OpenclDriver final : public device::DeviceDriver {
   Queue out_;
   Queue back_;  // write-backs
   double offset_us_ = 0;
+  double round_trip_s_ = -1;
   std::map<const device::CodeletImpl*, Built> kernels_;  // driver thread only
   std::deque<Timed> timed_;                              // driver thread only
 

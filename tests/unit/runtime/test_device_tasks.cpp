@@ -191,6 +191,29 @@ TEST_P(RuntimeDeviceTasksPerDevice, TilesOfAMatrixMoveWithTheirLeadingDimension)
   EXPECT_EQ(rt->stats().h2d_copies, 2u);
 }
 
+// A real device's driver measures the round trip of its completions when it opens (the filling of
+// lanes and run-ahead on several devices act on it); the emulated device reports none. Bounds: a
+// notify that came back (above zero) within the probe's one-second limit.
+TEST_P(RuntimeDeviceTasksPerDevice, ARealDeviceKnowsTheRoundTripOfItsCompletions) {
+  auto rt = make_runtime(options(Coherence::Coherent));
+  const RuntimeStats s = rt->stats();
+  int devices = 0;
+  for (const auto& w : s.workers) {
+    if (w.name.rfind("cpu", 0) == 0) {
+      EXPECT_EQ(w.round_trip_seconds, -1) << w.name;
+      continue;
+    }
+    ++devices;
+    if (GetParam() == "emu") {
+      EXPECT_EQ(w.round_trip_seconds, -1) << w.name;
+    } else {
+      EXPECT_GT(w.round_trip_seconds, 0) << w.name;
+      EXPECT_LT(w.round_trip_seconds, 1) << w.name;
+    }
+  }
+  EXPECT_EQ(devices, 1);
+}
+
 CONVEYOR_INSTANTIATE_PER_RUNTIME_DEVICE(RuntimeDeviceTasksPerDevice);
 
 // pin_host page-locks through the device until unpin_host or the end of the runtime; tiles

@@ -224,7 +224,8 @@ TEST(RuntimeRunAhead, ANegativeDepthIsRefused) {
 
 // The default (kRunAheadAuto) runs ahead with one device. With several, a lane takes a task ahead
 // only while it holds less predicted work than its device's round trip: emulated devices report
-// none (as real ones so far), so nothing runs ahead there, while a depth given explicitly does.
+// none (the CUDA and OpenCL drivers measure theirs), so nothing runs ahead there, while a depth
+// given explicitly does.
 TEST(RuntimeRunAhead, TheDefaultRunsAheadOnSeveralDevicesOnlyWhereTheirRoundTripIsKnown) {
   constexpr int kSteps = 6;
   Codelet c = device_step();
