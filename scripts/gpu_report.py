@@ -180,6 +180,13 @@ def cholesky_rows(out, md, doc):
         md.append(f"- n = 4096, tile 128, GPU alone: {r['tasks']} tasks in "
                   f"{r.get('median_time_s') or r['time_s']:.4f} s, **{per_task:.1f} us per task** "
                   "(wall time over tasks: an upper bound on the per-task overhead).")
+        probes = [w["round_trip_us"] for w in r.get("workers", []) if "round_trip_us" in w]
+        if probes:
+            doc["round_trip_us"] = probes[0]
+            md.append(f"- the CUDA driver's measured round trip of a completion (an empty notify on "
+                      f"the idle lane to the host's wake-up, median of 7): {probes[0]:.1f} us "
+                      "(the H200 twin's complete_us, from the traces of 2026-11-27: 98.1 us, "
+                      "the whole gap a dependent task sees).")
     t3 = results(rows / "table3.json")
     for r in t3:
         doc["table3"].append({k: r[k] for k in ("coherence", "h2d_copies", "d2h_copies",
