@@ -9,6 +9,7 @@
 #include "conveyor/error.hpp"
 #include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
+#include "qr/qr_device_codelets.hpp"
 #include "qr/qr_graph.hpp"
 
 namespace conveyor::apps::qr {
@@ -63,6 +64,7 @@ QFormingCodelets::QFormingCodelets(common::Precision p)
     add_implementations<float>(*this);
   else
     add_implementations<double>(*this);
+  add_device_implementations(*this);
   apply_geqrt.flops(apply_geqrt_flops);
   apply_tpqrt.flops(apply_tpqrt_flops);
   apply_ttqrt.flops(apply_ttqrt_flops);

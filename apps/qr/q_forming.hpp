@@ -13,8 +13,10 @@
 ///   apply_geqrt(h, k, j)   A_hk r, T_hk r, Q_hj rw             Q_hj <- Q_hk Q_hj
 ///   apply_tpqrt(i, k, j)   A_ik r, T_ik r, Q_hj rw, Q_ij rw    [Q_hj; Q_ij] <- Q_ik [Q_hj; Q_ij]
 ///   apply_ttqrt(i, k, j)   A_ik r, TT_ik r, Q_hj rw, Q_ij rw   the same with the tree's factors
-/// (h the step's domain top). CPU implementations (LAPACKE's gemqrt and tpmqrt without transpose);
-/// without LAPACKE they exist but throw.
+/// (h the step's domain top). CPU implementations (LAPACKE's gemqrt and tpmqrt without transpose;
+/// without LAPACKE they exist but throw), and for apply_geqrt and apply_tpqrt the factorisation's
+/// OpenCL and CUDA update kernels applying Q (qr_device_codelets.hpp), so that Q is formed where
+/// the factors are.
 #include <vector>
 
 #include "common/precision.hpp"

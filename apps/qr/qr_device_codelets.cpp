@@ -18,41 +18,73 @@ namespace {
 
 using common::as_int;
 
+// The program of kernel `index` of kOpenclKernels, for T.
+template <typename T>
+OpenclProgram program(int index) {
+  OpenclProgram p;
+  p.source = std::string(opencl_qr_source());
+  p.kernel = kOpenclKernels[index];
+  p.options = opencl_qr_options(std::is_same_v<T, double>);
+  return p;
+}
+
+// The updates, Q^T (the factorisation's) or Q (forming Q), on buffers V (r), T (r), C (rw) for
+// gemqrt and V (r), T (r), A (rw), B (rw) for tpmqrt.
+template <typename T>
+auto gemqrt_opencl(bool transpose) {
+  return [transpose](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &m = t.buffer(2);
+    opencl_gemqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), transpose, as_int(m.rows),
+                          as_int(m.cols), as_int(std::min(v.rows, v.cols)), as_int(f.rows),
+                          t.opencl_mem(0), as_int(v.ld), t.opencl_mem(1), as_int(f.ld),
+                          t.opencl_mem(2), as_int(m.ld));
+  };
+}
+template <typename T>
+auto tpmqrt_opencl(bool transpose) {
+  return [transpose](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
+    opencl_tpmqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), transpose, as_int(b.rows),
+                          as_int(b.cols), as_int(v.cols), as_int(f.rows), t.opencl_mem(0),
+                          as_int(v.ld), t.opencl_mem(1), as_int(f.ld), t.opencl_mem(2),
+                          as_int(a.ld), t.opencl_mem(3), as_int(b.ld));
+  };
+}
+template <typename T>
+auto gemqrt_cuda(bool transpose) {
+  return [transpose](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &m = t.buffer(2);
+    cuda_gemqrt<T>(t.cuda_stream(), transpose, as_int(m.rows), as_int(m.cols),
+                   as_int(std::min(v.rows, v.cols)), as_int(f.rows), t.data<T>(0), as_int(v.ld),
+                   t.data<T>(1), as_int(f.ld), t.data<T>(2), as_int(m.ld));
+  };
+}
+template <typename T>
+auto tpmqrt_cuda(bool transpose) {
+  return [transpose](const TaskContext& t) {
+    const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
+    cuda_tpmqrt<T>(t.cuda_stream(), transpose, as_int(b.rows), as_int(b.cols), as_int(v.cols),
+                   as_int(f.rows), t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld),
+                   t.data<T>(2), as_int(a.ld), t.data<T>(3), as_int(b.ld));
+  };
+}
+
 template <typename T>
 void add_opencl(QrCodelets& c) {
-  auto program = [](int kernel) {
-    OpenclProgram p;
-    p.source = std::string(opencl_qr_source());
-    p.kernel = kOpenclKernels[kernel];
-    p.options = opencl_qr_options(std::is_same_v<T, double>);
-    return p;
-  };
-  c.geqrt.opencl(program(0), [](const TaskContext& t) {
+  c.geqrt.opencl(program<T>(0), [](const TaskContext& t) {
     const Buffer &a = t.buffer(0), &v = t.buffer(1), &f = t.buffer(2);
     opencl_geqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(a.rows),
                          as_int(a.cols), as_int(f.rows), t.opencl_mem(0), as_int(a.ld),
                          t.opencl_mem(2), as_int(f.ld), t.opencl_mem(1), as_int(v.ld));
   });
-  c.gemqrt.opencl(program(1), [](const TaskContext& t) {
-    const Buffer &v = t.buffer(0), &f = t.buffer(1), &m = t.buffer(2);
-    opencl_gemqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(m.rows),
-                          as_int(m.cols), as_int(std::min(v.rows, v.cols)), as_int(f.rows),
-                          t.opencl_mem(0), as_int(v.ld), t.opencl_mem(1), as_int(f.ld),
-                          t.opencl_mem(2), as_int(m.ld));
-  });
-  c.tpqrt.opencl(program(2), [](const TaskContext& t) {
+  c.gemqrt.opencl(program<T>(1), gemqrt_opencl<T>(true));
+  c.tpqrt.opencl(program<T>(2), [](const TaskContext& t) {
     const Buffer &r = t.buffer(0), &b = t.buffer(1), &f = t.buffer(2);
     opencl_tpqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(b.rows),
                          as_int(b.cols), as_int(f.rows), t.opencl_mem(0), as_int(r.ld),
                          t.opencl_mem(1), as_int(b.ld), t.opencl_mem(2), as_int(f.ld));
   });
-  c.tpmqrt.opencl(program(3), [](const TaskContext& t) {
-    const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
-    opencl_tpmqrt_enqueue(t.opencl_queue(), t.opencl_kernel(), sizeof(T), as_int(b.rows),
-                          as_int(b.cols), as_int(v.cols), as_int(f.rows), t.opencl_mem(0),
-                          as_int(v.ld), t.opencl_mem(1), as_int(f.ld), t.opencl_mem(2),
-                          as_int(a.ld), t.opencl_mem(3), as_int(b.ld));
-  });
+  c.tpmqrt.opencl(program<T>(3), tpmqrt_opencl<T>(true));
 }
 
 template <typename T>
@@ -62,26 +94,34 @@ void add_cuda(QrCodelets& c) {
     cuda_geqrt<T>(t.cuda_stream(), as_int(a.rows), as_int(a.cols), as_int(f.rows), t.data<T>(0),
                   as_int(a.ld), t.data<T>(2), as_int(f.ld), t.data<T>(1), as_int(v.ld));
   });
-  c.gemqrt.cuda([](const TaskContext& t) {
-    const Buffer &v = t.buffer(0), &f = t.buffer(1), &m = t.buffer(2);
-    cuda_gemqrt<T>(t.cuda_stream(), as_int(m.rows), as_int(m.cols),
-                   as_int(std::min(v.rows, v.cols)), as_int(f.rows), t.data<T>(0), as_int(v.ld),
-                   t.data<T>(1), as_int(f.ld), t.data<T>(2), as_int(m.ld));
-  });
+  c.gemqrt.cuda(gemqrt_cuda<T>(true));
   c.tpqrt.cuda([](const TaskContext& t) {
     const Buffer &r = t.buffer(0), &b = t.buffer(1), &f = t.buffer(2);
     cuda_tpqrt<T>(t.cuda_stream(), as_int(b.rows), as_int(b.cols), as_int(f.rows), t.data<T>(0),
                   as_int(r.ld), t.data<T>(1), as_int(b.ld), t.data<T>(2), as_int(f.ld));
   });
-  c.tpmqrt.cuda([](const TaskContext& t) {
-    const Buffer &v = t.buffer(0), &f = t.buffer(1), &a = t.buffer(2), &b = t.buffer(3);
-    cuda_tpmqrt<T>(t.cuda_stream(), as_int(b.rows), as_int(b.cols), as_int(v.cols), as_int(f.rows),
-                   t.data<T>(0), as_int(v.ld), t.data<T>(1), as_int(f.ld), t.data<T>(2),
-                   as_int(a.ld), t.data<T>(3), as_int(b.ld));
-  });
+  c.tpmqrt.cuda(tpmqrt_cuda<T>(true));
+}
+
+template <typename T>
+void add_q_forming(QFormingCodelets& c) {
+  if (opencl_kernels_available()) {
+    c.apply_geqrt.opencl(program<T>(1), gemqrt_opencl<T>(false));
+    c.apply_tpqrt.opencl(program<T>(3), tpmqrt_opencl<T>(false));
+  }
+  // Only real CUDA devices take them: no simulated platform models these codelets.
+  if (cuda_kernels_available()) {
+    c.apply_geqrt.cuda(gemqrt_cuda<T>(false));
+    c.apply_tpqrt.cuda(tpmqrt_cuda<T>(false));
+  }
 }
 
 }  // namespace
+
+void add_device_implementations(QFormingCodelets& c) {
+  if (opencl_kernels_available()) common::opencl_blas();  // a bad CONVEYOR_OPENCL_BLAS fails here
+  c.precision == Precision::Single ? add_q_forming<float>(c) : add_q_forming<double>(c);
+}
 
 void add_device_implementations(QrCodelets& c) {
   const bool single = c.precision == Precision::Single;

@@ -208,16 +208,16 @@ void run(const Device& dev, const Options& o) {
   for (cl_mem m : {pristine, work, w_t, w_v, w_tri}) clReleaseMemObject(m);
   cl_mem c = dev.buffer(random(tile));
   compare(dev, o, "gemqrt", 2.0 * nb * nb * nb, [&] {  // 2 n k (2 m - k), m = n = k
-    qr::opencl_gemqrt_enqueue(dev.queue, gemqrt, sizeof(T), nb, nb, nb, ib, mem(v), nb, mem(t), ib,
-                              mem(c), nb);
+    qr::opencl_gemqrt_enqueue(dev.queue, gemqrt, sizeof(T), true, nb, nb, nb, ib, mem(v), nb,
+                              mem(t), ib, mem(c), nb);
   });
   cl_mem b = dev.buffer(random(tile));
   qr::opencl_tpqrt_enqueue(dev.queue, tpqrt, sizeof(T), nb, nb, ib, mem(a), nb, mem(b), nb, mem(t),
                            ib);
   cl_mem top = dev.buffer(random(tile)), bottom = dev.buffer(random(tile));
   compare(dev, o, "tpmqrt", 4.0 * nb * nb * nb, [&] {
-    qr::opencl_tpmqrt_enqueue(dev.queue, tpmqrt, sizeof(T), nb, nb, nb, ib, mem(b), nb, mem(t), ib,
-                              mem(top), nb, mem(bottom), nb);
+    qr::opencl_tpmqrt_enqueue(dev.queue, tpmqrt, sizeof(T), true, nb, nb, nb, ib, mem(b), nb,
+                              mem(t), ib, mem(top), nb, mem(bottom), nb);
   });
   for (cl_mem m : {a, v, t, c, b, top, bottom}) clReleaseMemObject(m);
   for (cl_kernel k : {geqrt, tpqrt, gemqrt, tpmqrt}) clReleaseKernel(k);

@@ -288,23 +288,33 @@ UpdateSpace<T> update_space(lib::StreamContext& ctx, int m, int n, int k, int ib
   return s;
 }
 
+// The first column of the step-th block of kb reflectors (of `blocks`) to apply: Q^T takes the
+// first block first, Q the last.
+int block_start(bool transpose, int step, int blocks, int kb) {
+  return (transpose ? step : blocks - 1 - step) * kb;
+}
+
 template <typename T>
-void cuda_gemqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
-                 int ldt, T* c, int ldc) {
+void cuda_gemqrt(void* stream, bool transpose, int m, int n, int k, int ib, const T* v, int ldv,
+                 const T* t, int ldt, T* c, int ldc) {
   require(
       m > 0 && n > 0 && k > 0 && k <= m && ib > 0 && ldv >= m && ldc >= m && ldt >= std::min(ib, k),
       "gemqrt", "bad tile shape");
   lib::StreamContext& ctx = lib::context_for(stream);
   const auto [kb, vs, tf, w, w2] = update_space<T>(ctx, m, n, k, ib, v, ldv, true, t, ldt);
-  // C <- (I - V_j T_j^T V_j^T) C for j = 0, 1, ...: rows above i0 are not touched (V_j is zero
-  // there), and vs holds V_j's unit diagonal and zeros explicitly.
-  for (int i0 = 0; i0 < k; i0 += kb) {
+  // C <- (I - V_j T_j^T V_j^T) C for j = 0, 1, ... (Q: (I - V_j T_j V_j^T) C, the last j first):
+  // rows above i0 are not touched (V_j is zero there), and vs holds V_j's unit diagonal and zeros
+  // explicitly.
+  const cublasOperation_t t_op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int blocks = blocks_of(k, kb);
+  for (int step = 0; step < blocks; ++step) {
+    const int i0 = block_start(transpose, step, blocks, kb);
     const int width = std::min(kb, k - i0), rows = m - i0;
     const T* vj = vs + i0 + static_cast<std::size_t>(i0) * m;
     T* cj = c + i0;
     CONVEYOR_QR_CHECK(lib::gemm(ctx.blas(), CUBLAS_OP_T, CUBLAS_OP_N, width, n, rows, T(1), vj, m,
                                 cj, ldc, T(0), w, kb));
-    CONVEYOR_QR_CHECK(lib::trmm(ctx.blas(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T,
+    CONVEYOR_QR_CHECK(lib::trmm(ctx.blas(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, t_op,
                                 CUBLAS_DIAG_NON_UNIT, width, n, T(1),
                                 tf + static_cast<std::size_t>(i0) * kb, kb, w, kb, w2, kb));
     CONVEYOR_QR_CHECK(lib::gemm(ctx.blas(), CUBLAS_OP_N, CUBLAS_OP_N, rows, n, width, T(-1), vj, m,
@@ -313,16 +323,20 @@ void cuda_gemqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv,
 }
 
 template <typename T>
-void cuda_tpmqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
-                 int ldt, T* a, int lda, T* b, int ldb) {
+void cuda_tpmqrt(void* stream, bool transpose, int m, int n, int k, int ib, const T* v, int ldv,
+                 const T* t, int ldt, T* a, int lda, T* b, int ldb) {
   require(m > 0 && n > 0 && k > 0 && ib > 0 && ldv >= m && lda >= k && ldb >= m &&
               ldt >= std::min(ib, k),
           "tpmqrt", "bad tile shape");
   lib::StreamContext& ctx = lib::context_for(stream);
   const auto [kb, vs, tf, w, w2] = update_space<T>(ctx, m, n, k, ib, v, ldv, false, t, ldt);
   // [A; B] <- (I - V_j T_j^T V_j^T) [A; B], V_j = [rows i0.. of the identity; v's columns]:
-  // W = A(i0:i0+width, :) + V^T B, W2 = T_j^T W, A(i0:i0+width, :) -= W2, B -= V W2.
-  for (int i0 = 0; i0 < k; i0 += kb) {
+  // W = A(i0:i0+width, :) + V^T B, W2 = T_j^T W, A(i0:i0+width, :) -= W2, B -= V W2 (Q: T_j W, the
+  // blocks last first).
+  const cublasOperation_t t_op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int blocks = blocks_of(k, kb);
+  for (int step = 0; step < blocks; ++step) {
+    const int i0 = block_start(transpose, step, blocks, kb);
     const int width = std::min(kb, k - i0);
     const T* vj = vs + static_cast<std::size_t>(i0) * m;
     T* aj = a + i0;
@@ -330,7 +344,7 @@ void cuda_tpmqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv,
                                         n, cudaMemcpyDeviceToDevice, ctx.stream()));
     CONVEYOR_QR_CHECK(lib::gemm(ctx.blas(), CUBLAS_OP_T, CUBLAS_OP_N, width, n, m, T(1), vj, m, b,
                                 ldb, T(1), w, kb));
-    CONVEYOR_QR_CHECK(lib::trmm(ctx.blas(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_T,
+    CONVEYOR_QR_CHECK(lib::trmm(ctx.blas(), CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, t_op,
                                 CUBLAS_DIAG_NON_UNIT, width, n, T(1),
                                 tf + static_cast<std::size_t>(i0) * kb, kb, w, kb, w2, kb));
     CONVEYOR_QR_CHECK(lib::geam(ctx.blas(), width, n, T(1), aj, lda, T(-1), w2, kb, aj, lda));
@@ -341,10 +355,11 @@ void cuda_tpmqrt(void* stream, int m, int n, int k, int ib, const T* v, int ldv,
 
 #define CONVEYOR_INSTANTIATE(T)                                                                   \
   template void cuda_geqrt<T>(void*, int, int, int, T*, int, T*, int, T*, int);                   \
-  template void cuda_gemqrt<T>(void*, int, int, int, int, const T*, int, const T*, int, T*, int); \
+  template void cuda_gemqrt<T>(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, \
+                               int);                                                              \
   template void cuda_tpqrt<T>(void*, int, int, int, T*, int, T*, int, T*, int);                   \
-  template void cuda_tpmqrt<T>(void*, int, int, int, int, const T*, int, const T*, int, T*, int,  \
-                               T*, int);
+  template void cuda_tpmqrt<T>(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, \
+                               int, T*, int);
 CONVEYOR_INSTANTIATE(float)
 CONVEYOR_INSTANTIATE(double)
 #undef CONVEYOR_INSTANTIATE

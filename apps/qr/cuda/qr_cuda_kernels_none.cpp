@@ -14,7 +14,7 @@ void cuda_geqrt(void*, int, int, int, T*, int, T*, int, T*, int) {
   absent();
 }
 template <typename T>
-void cuda_gemqrt(void*, int, int, int, int, const T*, int, const T*, int, T*, int) {
+void cuda_gemqrt(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, int) {
   absent();
 }
 template <typename T>
@@ -22,16 +22,17 @@ void cuda_tpqrt(void*, int, int, int, T*, int, T*, int, T*, int) {
   absent();
 }
 template <typename T>
-void cuda_tpmqrt(void*, int, int, int, int, const T*, int, const T*, int, T*, int, T*, int) {
+void cuda_tpmqrt(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, int) {
   absent();
 }
 
 #define CONVEYOR_INSTANTIATE(T)                                                                   \
   template void cuda_geqrt<T>(void*, int, int, int, T*, int, T*, int, T*, int);                   \
-  template void cuda_gemqrt<T>(void*, int, int, int, int, const T*, int, const T*, int, T*, int); \
+  template void cuda_gemqrt<T>(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, \
+                               int);                                                              \
   template void cuda_tpqrt<T>(void*, int, int, int, T*, int, T*, int, T*, int);                   \
-  template void cuda_tpmqrt<T>(void*, int, int, int, int, const T*, int, const T*, int, T*, int,  \
-                               T*, int);
+  template void cuda_tpmqrt<T>(void*, bool, int, int, int, int, const T*, int, const T*, int, T*, \
+                               int, T*, int);
 CONVEYOR_INSTANTIATE(float)
 CONVEYOR_INSTANTIATE(double)
 #undef CONVEYOR_INSTANTIATE

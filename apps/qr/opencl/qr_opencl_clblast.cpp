@@ -37,43 +37,52 @@ struct Mat {
   int ld;
 };
 
-// W <- T_b^T W as a gemm on T's blocks with their strict lower parts zeroed (LAPACK leaves them
-// undefined): CLBlast's trmm would compile a second set of kernels, minutes on PoCL.
+// W <- T_b^T W (or T_b W) as a gemm on T's blocks with their strict lower parts zeroed (LAPACK
+// leaves them undefined): CLBlast's trmm would compile a second set of kernels, minutes on PoCL.
 template <typename T>
 class TStep {
  public:
-  TStep(cl_command_queue q, cl_kernel sibling, int ib, int k, int n, const Mat& t)
-      : q_(q), ib_(ib) {
+  TStep(cl_command_queue q, cl_kernel sibling, bool transpose, int ib, int k, int n, const Mat& t)
+      : q_(q), transpose_(transpose), ib_(ib) {
     common::OpenclKernelCache& cache = common::opencl_kernel_cache();
     tz_ = cache.scratch(kCl, q, 2, sizeof(T) * std::size_t(ib) * k);
     out_ = cache.scratch(kCl, q, 3, sizeof(T) * std::size_t(std::min(ib, k)) * n);
     helper(q, sibling, "qr_upper_blocks", ib, k, t.mem, cl_int(t.off), cl_int{t.ld}, tz_);
   }
-  /// T_b^T w for the block at column i0 (kb x kb), w kb x n; the result's buffer (ld kb).
+  /// T_b^T w (T_b w) for the block at column i0 (kb x kb), w kb x n; the result's buffer (ld kb).
   cl_mem apply(int i0, int kb, int n, cl_mem w) const {
-    kBlas.check(common::clblast_gemm(kYes, kNo, kb, n, kb, T(1), tz_, std::size_t(i0) * ib_, ib_, w,
-                                     0, kb, T(0), out_, 0, kb, q_),
+    kBlas.check(common::clblast_gemm(transpose_ ? kYes : kNo, kNo, kb, n, kb, T(1), tz_,
+                                     std::size_t(i0) * ib_, ib_, w, 0, kb, T(0), out_, 0, kb, q_),
                 "gemm");
     return out_;
   }
 
  private:
   cl_command_queue q_;
+  bool transpose_;
   int ib_;
   cl_mem tz_, out_;
 };
 
+// The first column of the step-th block of ib reflectors (of `blocks`) to apply: Q^T takes the
+// first block first, Q the last.
+int block_start(bool transpose, int step, int blocks, int ib) {
+  return (transpose ? step : blocks - 1 - step) * ib;
+}
+
 template <typename T>
-void gemqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, const Mat& v,
-            const Mat& t, const Mat& c) {
+void gemqrt(cl_command_queue q, cl_kernel sibling, bool transpose, int m, int n, int k, int ib,
+            const Mat& v, const Mat& t, const Mat& c) {
   if (m == 0 || n == 0 || k == 0) return;
   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
   // geqrt's V shares its tile with R: CLBlast needs it explicit (unit diagonal, zeros above).
   cl_mem y = cache.scratch(kCl, q, 0, sizeof(T) * std::size_t(m) * k);
   cl_mem w = cache.scratch(kCl, q, 1, sizeof(T) * std::size_t(std::min(ib, k)) * n);
   helper(q, sibling, "qr_unit_lower", m, k, v.mem, cl_int(v.off), cl_int{v.ld}, y);
-  const TStep<T> t_step(q, sibling, ib, k, n, t);
-  for (int i0 = 0; i0 < k; i0 += ib) {
+  const TStep<T> t_step(q, sibling, transpose, ib, k, n, t);
+  const int blocks = (k + ib - 1) / ib;
+  for (int step = 0; step < blocks; ++step) {
+    const int i0 = block_start(transpose, step, blocks, ib);
     const int kb = std::min(ib, k - i0), rows = m - i0;
     const std::size_t yb = std::size_t(i0) + std::size_t(i0) * m;  // Y(i0, i0)
     const std::size_t cb = c.off + i0;                             // C(i0, 0)
@@ -87,15 +96,18 @@ void gemqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
   }
 }
 
-// [a; b] <- Q^T [a; b]: reflector j is e_j in a and v(:, j) in b, so W = A_b + V_b^T B.
+// [a; b] <- Q^T [a; b] (or Q [a; b]): reflector j is e_j in a and v(:, j) in b, so
+// W = A_b + V_b^T B.
 template <typename T>
-void tpmqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, const Mat& v,
-            const Mat& t, const Mat& a, const Mat& b) {
+void tpmqrt(cl_command_queue q, cl_kernel sibling, bool transpose, int m, int n, int k, int ib,
+            const Mat& v, const Mat& t, const Mat& a, const Mat& b) {
   if (n == 0 || k == 0) return;
   cl_mem w = common::opencl_kernel_cache().scratch(kCl, q, 1,
                                                    sizeof(T) * std::size_t(std::min(ib, k)) * n);
-  const TStep<T> t_step(q, sibling, ib, k, n, t);
-  for (int i0 = 0; i0 < k; i0 += ib) {
+  const TStep<T> t_step(q, sibling, transpose, ib, k, n, t);
+  const int blocks = (k + ib - 1) / ib;
+  for (int step = 0; step < blocks; ++step) {
+    const int i0 = block_start(transpose, step, blocks, ib);
     const int kb = std::min(ib, k - i0);
     const std::size_t vb = v.off + std::size_t(i0) * v.ld;  // V(0, i0)
     const cl_int ab = cl_int(a.off) + i0;                   // A(i0, 0)
@@ -115,24 +127,24 @@ void tpmqrt(cl_command_queue q, cl_kernel sibling, int m, int n, int k, int ib, 
 
 }  // namespace
 
-void clblast_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                            int ib, ClMatrix v, ClMatrix t, ClMatrix c) {
+void clblast_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                            int n, int k, int ib, ClMatrix v, ClMatrix t, ClMatrix c) {
   auto q = static_cast<cl_command_queue>(queue);
   auto s = static_cast<cl_kernel>(kernel);
   if (elem_size == sizeof(float))
-    gemqrt<float>(q, s, m, n, k, ib, Mat(v), Mat(t), Mat(c));
+    gemqrt<float>(q, s, transpose, m, n, k, ib, Mat(v), Mat(t), Mat(c));
   else
-    gemqrt<double>(q, s, m, n, k, ib, Mat(v), Mat(t), Mat(c));
+    gemqrt<double>(q, s, transpose, m, n, k, ib, Mat(v), Mat(t), Mat(c));
 }
 
-void clblast_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                            int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
+void clblast_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                            int n, int k, int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
   auto q = static_cast<cl_command_queue>(queue);
   auto s = static_cast<cl_kernel>(kernel);
   if (elem_size == sizeof(float))
-    tpmqrt<float>(q, s, m, n, k, ib, Mat(v), Mat(t), Mat(a), Mat(b));
+    tpmqrt<float>(q, s, transpose, m, n, k, ib, Mat(v), Mat(t), Mat(a), Mat(b));
   else
-    tpmqrt<double>(q, s, m, n, k, ib, Mat(v), Mat(t), Mat(a), Mat(b));
+    tpmqrt<double>(q, s, transpose, m, n, k, ib, Mat(v), Mat(t), Mat(a), Mat(b));
 }
 
 }  // namespace conveyor::apps::qr

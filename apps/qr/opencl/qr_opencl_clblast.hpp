@@ -1,11 +1,11 @@
 #pragma once
-/// The QR updates (gemqrt, tpmqrt, transposed) in blocked WY form through CLBlast, for
-/// qr_opencl_launch.cpp: per block of ib reflectors V_b with triangular factor T_b,
-/// W = V_b^T C, W = T_b^T W, C -= V_b W, as LAPACK's larfb does, so that their flops are CLBlast
-/// gemm calls. Built with CLBlast (qr_opencl_clblast.cpp), else stand-ins that throw
-/// (qr_opencl_noclblast.cpp). Arguments as opencl_gemqrt_enqueue's and opencl_tpmqrt_enqueue's,
-/// each matrix a ClMatrix so that the blocked panels can name the columns right of a panel;
-/// `kernel` is the codelet's, whose program holds the element-wise helpers.
+/// The QR updates (gemqrt, tpmqrt) in blocked WY form through CLBlast, for qr_opencl_launch.cpp:
+/// per block of ib reflectors V_b with triangular factor T_b, W = V_b^T C, W = T_b^T W (T_b W for
+/// Q rather than Q^T, the blocks then last first), C -= V_b W, as LAPACK's larfb does, so that
+/// their flops are CLBlast gemm calls. Built with CLBlast (qr_opencl_clblast.cpp), else stand-ins
+/// that throw (qr_opencl_noclblast.cpp). Arguments as opencl_gemqrt_enqueue's and
+/// opencl_tpmqrt_enqueue's, each matrix a ClMatrix so that the blocked panels can name the columns
+/// right of a panel; `kernel` is the codelet's, whose program holds the element-wise helpers.
 #include <cstddef>
 
 namespace conveyor::apps::qr {
@@ -22,9 +22,9 @@ struct ClMatrix {
 /// faster than the own kernels on PoCL (docs/results/clblast.md).
 inline constexpr bool kClblastUpdatesByDefault = true;
 
-void clblast_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                            int ib, ClMatrix v, ClMatrix t, ClMatrix c);
-void clblast_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                            int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b);
+void clblast_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                            int n, int k, int ib, ClMatrix v, ClMatrix t, ClMatrix c);
+void clblast_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                            int n, int k, int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b);
 
 }  // namespace conveyor::apps::qr

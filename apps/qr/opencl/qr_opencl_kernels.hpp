@@ -1,11 +1,12 @@
 #pragma once
-/// OpenCL kernels of the four QR tile kernels (transposed updates only: the factorisation's), one
-/// source for both precisions (opencl_qr_options). The updates (gemqrt, tpmqrt) run one work-item
-/// per column of the tile they update, or in blocked WY form through CLBlast when Conveyor has it
-/// (common/opencl_blas.hpp). The panels (geqrt, tpqrt) are blocked by ib as LAPACK's are: each
-/// panel of ib columns by one work-group of kOpenclPanelGroup work-items, then the columns right of
-/// it by the update (CLBlast's gemm or the own kernel), so that only the panels' share of the flops
-/// is level-2 code on one work-group. The own kernels' arithmetic is device_kernels.inc's.
+/// OpenCL kernels of the four QR tile kernels (the updates apply Q^T, as the factorisation does,
+/// or Q, as forming Q does: q_forming.hpp), one source for both precisions (opencl_qr_options). The
+/// updates (gemqrt, tpmqrt) run one work-item per column of the tile they update, or in blocked WY
+/// form through CLBlast when Conveyor has it (common/opencl_blas.hpp). The panels (geqrt, tpqrt)
+/// are blocked by ib as LAPACK's are: each panel of ib columns by one work-group of
+/// kOpenclPanelGroup work-items, then the columns right of it by the update (CLBlast's gemm or the
+/// own kernel), so that only the panels' share of the flops is level-2 code on one work-group. The
+/// own kernels' arithmetic is device_kernels.inc's.
 ///
 ///   program.source = opencl_qr_source();  program.kernel = kOpenclKernels[0];  // "qr_geqrt"
 ///   program.options = opencl_qr_options(/*double_precision=*/true);
@@ -37,17 +38,18 @@ std::string opencl_qr_options(bool double_precision);
 /// through CLBlast when common::use_clblast says so, as opencl_gemqrt_enqueue's.
 void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* a, int lda, void* t, int ldt, void* v, int ldv);
-/// c <- Q^T c for the k reflectors (v, t) of a geqrt; c is m x n. Through CLBlast when
-/// common::use_clblast says so (qr_opencl_clblast.hpp), else one work-item per column.
-void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                           int ib, void* v, int ldv, void* t, int ldt, void* c, int ldc);
+/// c <- Q^T c (transpose) or Q c for the k reflectors (v, t) of a geqrt; c is m x n. Through
+/// CLBlast when common::use_clblast says so (qr_opencl_clblast.hpp), else one work-item per column.
+void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                           int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* c,
+                           int ldc);
 /// tpqrt (l = 0) of the n x n triangle r on the m x n tile b; blocked as geqrt.
 void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* r, int ldr, void* b, int ldb, void* t, int ldt);
-/// [a; b] <- Q^T [a; b] for the k reflectors (v, t) of a tpqrt; a is k x n, b m x n. Through
-/// CLBlast as opencl_gemqrt_enqueue.
-void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                           int ib, void* v, int ldv, void* t, int ldt, void* a, int lda, void* b,
-                           int ldb);
+/// [a; b] <- Q^T [a; b] (transpose) or Q [a; b] for the k reflectors (v, t) of a tpqrt; a is
+/// k x n, b m x n. Through CLBlast as opencl_gemqrt_enqueue.
+void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                           int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* a,
+                           int lda, void* b, int ldb);
 
 }  // namespace conveyor::apps::qr

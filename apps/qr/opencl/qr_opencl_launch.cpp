@@ -71,24 +71,24 @@ void* sibling_kernel(void* sibling, const char* name) {
   return common::opencl_kernel_cache().kernel(kCl, static_cast<cl_kernel>(sibling), name);
 }
 
-// c <- Q^T c (c m x n) for k reflectors, through CLBlast (`kernel`: any of the program's, for
-// its helpers) or the own kernel (`kernel`: qr_gemqrt).
-void gemqrt(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k, int ib,
-            ClMatrix v, ClMatrix t, ClMatrix c) {
+// c <- Q^T c, or Q c (c m x n) for k reflectors, through CLBlast (`kernel`: any of the program's,
+// for its helpers) or the own kernel (`kernel`: qr_gemqrt).
+void gemqrt(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m, int n, int k,
+            int ib, ClMatrix v, ClMatrix t, ClMatrix c) {
   if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_gemqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, t, c);
+    return clblast_gemqrt_enqueue(queue, kernel, elem_size, transpose, m, n, k, ib, v, t, c);
   Args args(kernel);
-  args << m << n << k << ib << v << t << c;
+  args << m << n << k << ib << v << t << c << (transpose ? 1 : 0);
   enqueue_columns(queue, args, n);
 }
 
-// [a; b] <- Q^T [a; b] (a k x n, b m x n), as gemqrt (the own kernel: qr_tpmqrt).
-void tpmqrt(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k, int ib,
-            ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
+// [a; b] <- Q^T [a; b], or Q [a; b] (a k x n, b m x n), as gemqrt (the own kernel: qr_tpmqrt).
+void tpmqrt(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m, int n, int k,
+            int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
   if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, m, n, k, ib, v, t, a, b);
+    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, transpose, m, n, k, ib, v, t, a, b);
   Args args(kernel);
-  args << m << n << k << ib << v << t << a << b;
+  args << m << n << k << ib << v << t << a << b << (transpose ? 1 : 0);
   enqueue_columns(queue, args, n);
 }
 
@@ -111,7 +111,7 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
     args << m - i0 << kb << ib << panel << tb;
     enqueue_panel(queue, args, elem_size, ib);
     if (i0 + kb < n)
-      gemqrt(queue, update, elem_size, m - i0, n - i0 - kb, kb, ib, panel, tb,
+      gemqrt(queue, update, elem_size, true, m - i0, n - i0 - kb, kb, ib, panel, tb,
              {a, i0 + (i0 + kb) * lda, lda});
   }
   if (m == 0 || n == 0) return;
@@ -123,9 +123,10 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
             "clEnqueueNDRangeKernel");
 }
 
-void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                           int ib, void* v, int ldv, void* t, int ldt, void* c, int ldc) {
-  gemqrt(queue, kernel, elem_size, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {c, 0, ldc});
+void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                           int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* c,
+                           int ldc) {
+  gemqrt(queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {c, 0, ldc});
 }
 
 // Blocked as geqrt: a panel of ib columns of [r; b], then tpmqrt on the columns right of it.
@@ -140,15 +141,16 @@ void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
     args << m << kb << ib << ClMatrix{r, i0 + i0 * ldr, ldr} << vb << tb;
     enqueue_panel(queue, args, elem_size, ib);
     if (i0 + kb < n)
-      tpmqrt(queue, update, elem_size, m, n - i0 - kb, kb, ib, vb, tb,
+      tpmqrt(queue, update, elem_size, true, m, n - i0 - kb, kb, ib, vb, tb,
              {r, i0 + (i0 + kb) * ldr, ldr}, {b, (i0 + kb) * ldb, ldb});
   }
 }
 
-void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int k,
-                           int ib, void* v, int ldv, void* t, int ldt, void* a, int lda, void* b,
-                           int ldb) {
-  tpmqrt(queue, kernel, elem_size, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {a, 0, lda}, {b, 0, ldb});
+void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
+                           int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* a,
+                           int lda, void* b, int ldb) {
+  tpmqrt(queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {a, 0, lda},
+         {b, 0, ldb});
 }
 
 }  // namespace conveyor::apps::qr

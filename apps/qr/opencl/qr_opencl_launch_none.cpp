@@ -13,16 +13,16 @@ void opencl_geqrt_enqueue(void*, void*, std::size_t, int, int, int, void*, int, 
                           int) {
   missing();
 }
-void opencl_gemqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
-                           void*, int) {
+void opencl_gemqrt_enqueue(void*, void*, std::size_t, bool, int, int, int, int, void*, int, void*,
+                           int, void*, int) {
   missing();
 }
 void opencl_tpqrt_enqueue(void*, void*, std::size_t, int, int, int, void*, int, void*, int, void*,
                           int) {
   missing();
 }
-void opencl_tpmqrt_enqueue(void*, void*, std::size_t, int, int, int, int, void*, int, void*, int,
-                           void*, int, void*, int) {
+void opencl_tpmqrt_enqueue(void*, void*, std::size_t, bool, int, int, int, int, void*, int, void*,
+                           int, void*, int, void*, int) {
   missing();
 }
 

@@ -4,11 +4,11 @@
 
 namespace conveyor::apps::qr {
 
-void clblast_gemqrt_enqueue(void*, void*, std::size_t, int, int, int, int, ClMatrix, ClMatrix,
+void clblast_gemqrt_enqueue(void*, void*, std::size_t, bool, int, int, int, int, ClMatrix, ClMatrix,
                             ClMatrix) {
   throw Error("qr: built without CLBlast");
 }
-void clblast_tpmqrt_enqueue(void*, void*, std::size_t, int, int, int, int, ClMatrix, ClMatrix,
+void clblast_tpmqrt_enqueue(void*, void*, std::size_t, bool, int, int, int, int, ClMatrix, ClMatrix,
                             ClMatrix, ClMatrix) {
   throw Error("qr: built without CLBlast");
 }

@@ -49,18 +49,20 @@ __kernel void qr_tpqrt(const int m, const int n, const int ib, __global REAL* r,
 __kernel void qr_gemqrt(const int m, const int n, const int k, const int ib,
                         __global const REAL* v, const int v_off, const int ldv,
                         __global const REAL* t, const int t_off, const int ldt, __global REAL* c,
-                        const int c_off, const int ldc) {
+                        const int c_off, const int ldc, const int transpose) {
   const int col = get_global_id(0);
-  if (col < n) qr_gemqrt_column(col, m, k, ib, v + v_off, ldv, t + t_off, ldt, c + c_off, ldc);
+  if (col < n)
+    qr_gemqrt_column(col, m, k, ib, v + v_off, ldv, t + t_off, ldt, c + c_off, ldc, transpose);
 }
 __kernel void qr_tpmqrt(const int m, const int n, const int k, const int ib,
                         __global const REAL* v, const int v_off, const int ldv,
                         __global const REAL* t, const int t_off, const int ldt, __global REAL* a,
                         const int a_off, const int lda, __global REAL* b, const int b_off,
-                        const int ldb) {
+                        const int ldb, const int transpose) {
   const int col = get_global_id(0);
   if (col < n)
-    qr_tpmqrt_column(col, m, k, ib, v + v_off, ldv, t + t_off, ldt, a + a_off, lda, b + b_off, ldb);
+    qr_tpmqrt_column(col, m, k, ib, v + v_off, ldv, t + t_off, ldt, a + a_off, lda, b + b_off, ldb,
+                     transpose);
 }
 
 // Element-wise helpers, one work-item per entry. v (m x n) <- a: geqrt's copy of its tile, which

@@ -15,6 +15,7 @@
 #include "common/precision.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
+#include "qr/q_forming.hpp"
 #include "qr/qr.hpp"
 #include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
@@ -94,6 +95,7 @@ class QrDeviceKernels : public test::PerDevice {
     if (p == Precision::Double && lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
     auto rt = device_runtime();
     QrCodelets codelets(p);
+    QFormingCodelets q_codelets(p);
     std::mt19937 rng(11);
     for (auto s : kGeqrt) {
       SCOPED_TRACE(::testing::Message() << "geqrt/gemqrt " << s.m << "x" << s.n << " ib " << s.ib);
@@ -113,6 +115,13 @@ class QrDeviceKernels : public test::PerDevice {
       run<T>(*rt, codelets.gemqrt,
              {{&want, Access::Read}, {&want_t, Access::Read}, {&c, Access::ReadWrite}});
       expect_close(c, want_c, s.m, "gemqrt's Q^T C");
+      // Forming Q: the same reflectors applying Q, not Q^T.
+      auto d = random_tile<T>(s.m, 13, rng), want_d = d;
+      cpu_gemqrt<T>(false, s.m, 13, k, s.ib, want.data(), want.ld, want_t.data(), want_t.ld,
+                    want_d.data(), want_d.ld);
+      run<T>(*rt, q_codelets.apply_geqrt,
+             {{&want, Access::Read}, {&want_t, Access::Read}, {&d, Access::ReadWrite}});
+      expect_close(d, want_d, s.m, "apply_geqrt's Q C");
     }
     for (auto s : kTpqrt) {
       SCOPED_TRACE(::testing::Message() << "tpqrt/tpmqrt " << s.m << "x" << s.n << " ib " << s.ib);
@@ -139,6 +148,16 @@ class QrDeviceKernels : public test::PerDevice {
               {&bottom, Access::ReadWrite}});
       expect_close(top, want_top, s.m + s.n, "tpmqrt's A");
       expect_close(bottom, want_bottom, s.m + s.n, "tpmqrt's B");
+      // Forming Q: [A; B] <- Q [A; B].
+      cpu_tpmqrt<T>(false, s.m, 10, s.n, s.ib, want_b.data(), want_b.ld, want_t.data(), want_t.ld,
+                    want_top.data(), want_top.ld, want_bottom.data(), want_bottom.ld);
+      run<T>(*rt, q_codelets.apply_tpqrt,
+             {{&want_b, Access::Read},
+              {&want_t, Access::Read},
+              {&top, Access::ReadWrite},
+              {&bottom, Access::ReadWrite}});
+      expect_close(top, want_top, s.m + s.n, "apply_tpqrt's A");
+      expect_close(bottom, want_bottom, s.m + s.n, "apply_tpqrt's B");
     }
   }
 
@@ -273,6 +292,32 @@ TEST_P(QrDeviceKernels, FactorisationBesideACpuWorkerPassesTheCheck) {
   EXPECT_GT(on_cpu, 0u);
   EXPECT_GT(rt.stats().h2d_copies, 0u);
   EXPECT_GT(rt.stats().d2h_copies, 0u);
+}
+
+// Q formed by tasks with the device as the only worker (one domain: every task has a device
+// kernel) matches Q formed on the host, kernel after kernel: ragged tiles, ib not dividing the
+// block, a tall matrix, and more columns of Q than of A.
+TEST_P(QrDeviceKernels, QIsFormedOnTheDeviceAlone) {
+  if (lacks_fp64()) GTEST_SKIP() << "no cl_khr_fp64";
+  const int m = 300, n = 170, block = 96, ib = 40, columns = 200;
+  GeneralMatrix matrix(m, n);
+  std::vector<double> a(std::size_t(m) * n);
+  matrix.fill(a.data(), m);
+  TFactors<double> t(MatrixSize{m, n}, block, ib);
+  {
+    RuntimeOptions options;
+    options.cpus = 1;
+    Runtime host(options);
+    factorize(host, QrCodelets(Precision::Double), a.data(), m, t);
+  }
+  auto rt = device_runtime();
+  const std::vector<double> q =
+      form_q(*rt, QFormingCodelets(Precision::Double), a.data(), m, t, columns);
+  EXPECT_GT(rt->stats().tasks, 0u);
+  const std::vector<double> want = form_q(a.data(), m, t, columns);
+  ASSERT_EQ(q.size(), want.size());
+  const double tol = 50.0 * m * common::unit_roundoff<double>();
+  for (std::size_t i = 0; i < q.size(); ++i) ASSERT_NEAR(q[i], want[i], tol) << "entry " << i;
 }
 
 CONVEYOR_INSTANTIATE_PER_ACCELERATOR(QrDeviceKernels);
