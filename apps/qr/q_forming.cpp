@@ -73,13 +73,22 @@ QFormingCodelets::QFormingCodelets(common::Precision p)
 template <typename T>
 std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a, long ld,
                       const TFactors<T>& t, int columns) {
+  std::vector<T> q = identity_columns(t, columns);
+  form_q(rt, codelets, a, ld, t, columns, q.data(), t.m(), common::MatrixHome::host());
+  return q;
+}
+
+template <typename T>
+void form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a, long ld,
+            const TFactors<T>& t, int columns, T* q, long ldq, const common::MatrixHome& home) {
   constexpr auto kPrecision =
       std::is_same_v<T, float> ? common::Precision::Single : common::Precision::Double;
   if (codelets.precision != kPrecision)
     throw UsageError("qr: Q-forming codelets of another precision");
   const int m = t.m(), b = t.block(), mt = t.row_tiles(), nt = t.tiles();
-  const long mm = m;
-  std::vector<T> q = identity_columns(t, columns);
+  check_q_columns(m, t.n(), columns);
+  if (ld < m || ldq < m) throw UsageError("qr: leading dimensions below m = " + std::to_string(m));
+  common::check_home(rt, home, "qr");
 
   const int qt = (columns + b - 1) / b;  // tile columns of Q
   auto height = [&](int i) { return static_cast<std::size_t>(t.height(i)); };
@@ -98,8 +107,9 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
     auto& tf = const_cast<TFactors<T>&>(t);
     for (int k = 0; k < nt; ++k)
       for (int i = k; i < mt; ++i) {
-        at(in, i, k) = rt.register_matrix(reflectors + i * long{b} + k * b * ld, height(i),
-                                          width(k), static_cast<std::size_t>(ld), "V");
+        at(in, i, k) =
+            common::register_tile(rt, home, reflectors + i * long{b} + k * b * ld, height(i),
+                                  width(k), static_cast<std::size_t>(ld), "V");
         at(factors, i, k) = rt.register_matrix(
             tf.tile(i, k), static_cast<std::size_t>(t.rows(i, k)), width(k), factors_ld, "T");
         if (i > k && is_domain_top(i, k, t.domains()))
@@ -108,8 +118,8 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
       }
     for (int j = 0; j < qt; ++j)
       for (int i = 0; i < mt; ++i)
-        at(out, i, j) = rt.register_matrix(q.data() + i * long{b} + j * b * mm, height(i),
-                                           q_width(j), static_cast<std::size_t>(m), "Q");
+        at(out, i, j) = common::register_tile(rt, home, q + i * long{b} + j * b * ldq, height(i),
+                                              q_width(j), static_cast<std::size_t>(ldq), "Q");
     // The factorisation's kernels that make reflectors, last first.
     const std::vector<Task> steps = reflector_tasks(mt, nt, t.domains());
     for (auto step = steps.rbegin(); step != steps.rend(); ++step) {
@@ -134,12 +144,15 @@ std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a,
     throw;
   }
   common::unregister_all(rt, {&in, &factors, &tree_factors, &out}, /*quiet=*/false);
-  return q;
 }
 
-template std::vector<float> form_q<float>(Runtime&, const QFormingCodelets&, const float*, long,
-                                          const TFactors<float>&, int);
-template std::vector<double> form_q<double>(Runtime&, const QFormingCodelets&, const double*, long,
-                                            const TFactors<double>&, int);
+#define CONVEYOR_INSTANTIATE(T)                                                                  \
+  template std::vector<T> form_q<T>(Runtime&, const QFormingCodelets&, const T*, long,           \
+                                    const TFactors<T>&, int);                                    \
+  template void form_q<T>(Runtime&, const QFormingCodelets&, const T*, long, const TFactors<T>&, \
+                          int, T*, long, const common::MatrixHome&);
+CONVEYOR_INSTANTIATE(float)
+CONVEYOR_INSTANTIATE(double)
+#undef CONVEYOR_INSTANTIATE
 
 }  // namespace conveyor::apps::qr

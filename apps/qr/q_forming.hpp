@@ -19,6 +19,7 @@
 /// the factors are.
 #include <vector>
 
+#include "common/matrix_home.hpp"
 #include "common/precision.hpp"
 #include "conveyor/codelet.hpp"
 #include "conveyor/runtime.hpp"
@@ -45,5 +46,13 @@ struct QFormingCodelets {
 template <typename T>
 std::vector<T> form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a, long ld,
                       const TFactors<T>& t, int columns);
+/// The same into `q` (m x columns, leading dimension ldq >= m), which holds the first `columns`
+/// columns of the identity on entry, with `a` and `q` where `home` says: a device of `rt` (a matrix
+/// factorised in device memory, factorize with a MatrixHome) keeps the reflectors and Q there, each
+/// tile a strided device home, so that tasks on that device copy neither in nor out; only the T
+/// factors (host data) cross.
+template <typename T>
+void form_q(Runtime& rt, const QFormingCodelets& codelets, const T* a, long ld,
+            const TFactors<T>& t, int columns, T* q, long ldq, const common::MatrixHome& home);
 
 }  // namespace conveyor::apps::qr

@@ -39,12 +39,16 @@ double finite_or_infinity(double v) {
 
 }  // namespace
 
+void check_q_columns(int m, int n, int columns) {
+  if (columns < n || columns > m)
+    throw UsageError("qr: Q has between n = " + std::to_string(n) + " and m = " +
+                     std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
+}
+
 template <typename T>
 std::vector<T> identity_columns(const TFactors<T>& t, int columns) {
   const int m = t.m();
-  if (columns < t.n() || columns > m)
-    throw UsageError("qr: Q has between n = " + std::to_string(t.n()) + " and m = " +
-                     std::to_string(m) + " columns (asked for " + std::to_string(columns) + ")");
+  check_q_columns(m, t.n(), columns);
   const long mm = m;
   std::vector<T> q(static_cast<std::size_t>(mm * columns), T(0));
   for (long i = 0; i < columns; ++i) q[static_cast<std::size_t>(i + i * mm)] = T(1);

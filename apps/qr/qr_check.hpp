@@ -36,6 +36,10 @@ std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t);
 template <typename T>
 std::vector<T> form_q(const T* a, long ld, const TFactors<T>& t, int columns);
 
+/// Throws UsageError unless n <= columns <= m: the columns of Q that can be formed for an m x n
+/// matrix.
+void check_q_columns(int m, int n, int columns);
+
 /// The first `columns` columns of the m x m identity (column-major, leading dimension m), where
 /// forming Q starts; throws UsageError unless n <= columns <= m (t's matrix is m x n).
 template <typename T>

@@ -178,12 +178,15 @@ class GpuOps:
             d = self.lib.diagonal(array)
             return bool(((d > 0) & self.lib.isfinite(d)).all())
 
-    def to_device(self, host):
-        """A NumPy array onto the GPU, as this library's array."""
+    def identity_fortran(self, rows, columns, dtype):
+        """The first `columns` columns of the rows x rows identity, Fortran-ordered, in `dtype` on
+        the GPU."""
         with self._on_device():
             if self.torch:
-                return self.lib.from_numpy(host).to(f"cuda:{self.device_id}")
-            return self.lib.asarray(host)
+                eye = self.lib.eye(rows, columns, dtype=self._dtype(dtype),
+                                   device=f"cuda:{self.device_id}")
+                return self._empty_fortran((rows, columns), dtype).copy_(eye)
+            return self.lib.eye(rows, columns, dtype=dtype, order="F")
 
     def cho_solve(self, l, b):
         """x with L L^T x = b, by two triangular solves on the GPU (b: a vector or a matrix)."""

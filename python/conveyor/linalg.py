@@ -225,12 +225,16 @@ def _qr_on_gpu(a, home, mode, block, ib, devices, cpus, scheduler):
         raise _core.UsageError(f"qr: the matrix has a non-finite entry (checked on {home})")
     dtype = _checks.working_dtype(stand_in)
     work = ops.fortran(a, dtype)
-    q = _core.qr_on_device(ops.address(work), m, n, _np.dtype(dtype).name, home, block, ib,
-                           devices, cpus, scheduler, q_columns=_q_columns(mode, m, n))
+    # Q is formed on the GPU from the identity's first columns, beside the reflectors.
+    q_columns = _q_columns(mode, m, n)
+    q = ops.identity_fortran(m, q_columns, dtype) if q_columns else None
+    _core.qr_on_device(ops.address(work), m, n, _np.dtype(dtype).name, home, block, ib, devices,
+                       cpus, scheduler, q_address=ops.address(q) if q_columns else 0,
+                       q_columns=q_columns)
     r = ops.upper(work)  # the reflectors below the diagonal become zeros
     if m != n and mode != "complete":
         r = ops.fortran(r[:n], dtype)
-    return r if mode == "r" else (ops.to_device(q), r)
+    return r if mode == "r" else (q, r)
 
 
 _SOLVE_BLOCK = 256  # rows per step of the triangular solves

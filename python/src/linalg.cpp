@@ -322,50 +322,41 @@ Outcome cholesky_on_device(std::uintptr_t address, std::size_t n, const std::str
 }
 
 // The tile QR of an m x n device matrix in place: R and the reflectors stay in the device memory
-// (the T factors are host data). With q_columns > 0, Q (m x q_columns) is formed on the host from a
-// host copy of the reflectors that the runtime makes (acquire) and returned as NumPy (the caller
-// moves it to the GPU), else None. Zeros below R's diagonal are the caller's to write, on the
-// device.
+// (the T factors are host data). With q_columns > 0, Q (m x q_columns, Fortran order, at
+// q_address on the same device, the first q_columns columns of the identity on entry) is formed
+// there by the runtime's tasks (qr::form_q with the device home): nothing crosses but the T
+// factors. Zeros below R's diagonal are the caller's to write, on the device.
 template <typename T>
-nb::object qr_device_typed(std::uintptr_t address, int m, int n, const std::string& device,
-                           int block, int ib, RuntimeOptions options, int q_columns) {
+void qr_device_typed(std::uintptr_t address, int m, int n, const std::string& device, int block,
+                     int ib, RuntimeOptions options, std::uintptr_t q_address, int q_columns) {
   namespace qr = apps::qr;
   T* data = device_pointer<T>(address, "qr");
+  T* q = q_columns > 0 ? device_pointer<T>(q_address, "qr (Q)") : nullptr;
   qr::RunConfig config = checked_qr_config<T>(m, n, block, ib, std::move(options));
   qr::TFactors<T> factors = qr_factors<T>(config);
-  std::unique_ptr<std::vector<T>> q;
-  {
-    nb::gil_scoped_release release;
-    SingleThreadedBlasWhileAlive blas_threads;
-    Runtime rt(std::move(config.runtime));
-    qr::QrCodelets codelets(config.precision);
-    qr::factorize<T>(rt, codelets, data, m, factors, true, qr::MatrixHome::on(device));
-    if (q_columns > 0) {
-      const auto rows = static_cast<std::size_t>(m), cols = static_cast<std::size_t>(n);
-      Data whole = rt.register_device_matrix(device, data, rows, cols, rows, "reflectors");
-      HostAccess reflectors = rt.acquire(whole, Access::Read);
-      q = std::make_unique<std::vector<T>>(
-          qr::form_q<T>(reflectors.as<T>(), m, factors, q_columns));
-      reflectors.release();
-      rt.unregister(whole);
-    }
-  }
-  if (!q) return nb::none();
-  return fortran_array(std::move(q), m, q_columns);
+  nb::gil_scoped_release release;
+  SingleThreadedBlasWhileAlive blas_threads;
+  Runtime rt(std::move(config.runtime));
+  qr::QrCodelets codelets(config.precision);
+  const auto home = qr::MatrixHome::on(device);
+  qr::factorize<T>(rt, codelets, data, m, factors, true, home);
+  if (q)
+    qr::form_q<T>(rt, qr::QFormingCodelets(config.precision), data, m, factors, q_columns, q, m,
+                  home);
 }
 
-nb::object qr_on_device(std::uintptr_t address, std::size_t m, std::size_t n,
-                        const std::string& dtype, const std::string& device, int block, int ib,
-                        nb::handle devices, int cpus, std::string scheduler, int q_columns) {
+void qr_on_device(std::uintptr_t address, std::size_t m, std::size_t n, const std::string& dtype,
+                  const std::string& device, int block, int ib, nb::handle devices, int cpus,
+                  std::string scheduler, std::uintptr_t q_address, int q_columns) {
   check_qr_shape(m, n, block, ib, q_columns);
   RuntimeOptions options = linalg_options(devices, cpus, std::move(scheduler));
   const int rows = static_cast<int>(m), cols = static_cast<int>(n);
   if (dtype == "float64")
     return qr_device_typed<double>(address, rows, cols, device, block, ib, std::move(options),
-                                   q_columns);
+                                   q_address, q_columns);
   if (dtype == "float32")
     return qr_device_typed<float>(address, rows, cols, device, block, ib, std::move(options),
-                                  q_columns);
+                                  q_address, q_columns);
   throw UsageError("qr: the matrix must hold float64 or float32");
 }
 
@@ -445,11 +436,12 @@ void add_linalg(nb::module_& m) {
         "a device reports nothing: check L's diagonal)");
   m.def("qr_on_device", &qr_on_device, nb::arg("address"), nb::arg("m"), nb::arg("n"),
         nb::arg("dtype"), nb::arg("device"), nb::arg("block"), nb::arg("ib"), nb::arg("devices"),
-        nb::arg("cpus"), nb::arg("scheduler"), nb::arg("q_columns"),
+        nb::arg("cpus"), nb::arg("scheduler"), nb::arg("q_address"), nb::arg("q_columns"),
         "Factorises the Fortran-ordered m x n float64/float32 matrix (m >= n) at `address` in the\n"
         "memory of `device` (one of `devices`) with the tile QR where it lives: R in its upper\n"
-        "triangle, the reflectors below (not zeroed); returns Q's first q_columns columns as\n"
-        "NumPy (formed on the host) or None when q_columns is 0");
+        "triangle, the reflectors below (not zeroed); with q_columns > 0, forms Q's first\n"
+        "q_columns columns in the Fortran-ordered m x q_columns matrix at q_address on the same\n"
+        "device, which holds those columns of the identity on entry");
 }
 
 }  // namespace conveyor::python

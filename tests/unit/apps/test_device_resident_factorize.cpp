@@ -16,6 +16,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "device/codelet_impl.hpp"
+#include "qr/q_forming.hpp"
 #include "qr/qr.hpp"
 #include "qr/qr_check.hpp"
 #include "qr/qr_cpu_kernels.hpp"
@@ -165,6 +166,61 @@ TEST(DeviceResidentQr, EveryTaskOnTheDeviceCopiesNothingInAndMatchesTheHost) {
   EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
 }
 
+qr::QFormingCodelets q_forming_codelets() {
+  qr::QFormingCodelets c(qr::Precision::Double);
+  for (Codelet* k : {&c.apply_geqrt, &c.apply_tpqrt}) run_cpu_kernel_on_devices(*k);
+  return c;
+}
+
+// The first kN columns of the identity, padded as the matrix.
+std::vector<double> padded_identity() {
+  std::vector<double> q(static_cast<std::size_t>(kLd) * kN, kPadding);
+  for (int j = 0; j < kN; ++j)
+    for (int i = 0; i < kN; ++i) q[i + j * kLd] = i == j ? 1.0 : 0.0;
+  return q;
+}
+
+// Q of a matrix factorised in device memory, formed there: the reflectors and Q strided device
+// homes on emu:0, every task on it. Nothing comes home (only the T factors, host data, go in), the
+// padding rows are never written, and Q is the host's to rounding (the same kernels on tiles of
+// other widths).
+TEST(DeviceResidentQr, QIsFormedWhereTheReflectorsLive) {
+  if (!qr::cpu_kernels_available()) GTEST_SKIP() << "built without LAPACKE";
+  std::vector<double> a = general_matrix();
+  qr::TFactors<double> t(kN, kBlock, kIb);
+  auto rt = emulated_runtime(0);
+  qr::factorize(*rt, qr_codelets(), a.data(), kN, kLd, kBlock, t, true, MatrixHome::on("emu:0"));
+  std::vector<double> q = padded_identity();
+  rt->reset_stats();
+  qr::form_q(*rt, q_forming_codelets(), a.data(), kLd, t, kN, q.data(), kLd,
+             MatrixHome::on("emu:0"));
+  const RuntimeStats s = rt->stats();
+  EXPECT_GT(s.tasks, 0u);
+  EXPECT_GT(s.h2d_copies, 0u);  // the T factors
+  EXPECT_EQ(s.d2h_copies, 0u);
+  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
+  for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
+  const std::vector<double> want = qr::form_q(compact.data(), kN, t, kN);
+  for (int j = 0; j < kN; ++j) {
+    for (int i = 0; i < kN; ++i)
+      ASSERT_NEAR(q[i + j * kLd], want[i + j * kN], 1e-13) << "at (" << i << ", " << j << ")";
+    for (long i = kN; i < kLd; ++i) ASSERT_EQ(q[i + j * kLd], kPadding) << "padding";
+  }
+}
+
+TEST(DeviceResidentQr, QOnADeviceTheRuntimeDoesNotHaveIsAUsageError) {
+  if (!qr::cpu_kernels_available()) GTEST_SKIP() << "built without LAPACKE";
+  std::vector<double> a = general_matrix(), q = padded_identity();
+  qr::TFactors<double> t(kN, kBlock, kIb);
+  Runtime rt(host_options());
+  EXPECT_THROW(qr::form_q(rt, qr::QFormingCodelets(qr::Precision::Double), a.data(), kLd, t, kN,
+                          q.data(), kLd, MatrixHome::on("cuda:3")),
+               UsageError);
+  EXPECT_THROW(qr::form_q(rt, qr::QFormingCodelets(qr::Precision::Double), a.data(), kLd, t, kN - 1,
+                          q.data(), kLd, MatrixHome::host()),
+               UsageError);
+}
+
 // ---- on a real GPU -----------------------------------------------------------------------------
 
 bool cuda_present() {
@@ -228,6 +284,34 @@ TEST(DeviceResidentQr, OnCudaTheMatrixIsFactorisedWhereItLives) {
   qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact.data(), kN, t);
   EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
   EXPECT_LE(c.orthogonality, qr::orthogonality_bound<double>(kN));
+}
+
+TEST(DeviceResidentQr, OnCudaQIsFormedWhereTheReflectorsLive) {
+  if (!cuda_present()) GTEST_SKIP() << "cuda:0 is not present on this machine";
+  std::vector<double> a = general_matrix(), q = padded_identity();
+  const std::size_t bytes = q.size() * sizeof(double);
+  std::unique_ptr<void, void (*)(void*)> d_q(test::cuda::device_alloc(0, bytes),
+                                             test::cuda::device_free);
+  test::cuda::copy_to_device(d_q.get(), q.data(), bytes);
+  qr::TFactors<double> t(kN, kBlock, kIb);
+  RuntimeStats s = on_cuda(a, [&](Runtime& rt, double* d_a) {
+    qr::factorize(rt, qr::QrCodelets(qr::Precision::Double), d_a, kN, kLd, kBlock, t, true,
+                  MatrixHome::on("cuda:0"));
+    rt.reset_stats();
+    qr::form_q(rt, qr::QFormingCodelets(qr::Precision::Double), d_a, kLd, t, kN,
+               static_cast<double*>(d_q.get()), kLd, MatrixHome::on("cuda:0"));
+    return rt.stats();
+  });
+  EXPECT_EQ(s.d2h_copies, 0u);
+  test::cuda::copy_from_device(q.data(), d_q.get(), bytes);
+  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
+  for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
+  const std::vector<double> want = qr::form_q(compact.data(), kN, t, kN);
+  for (int j = 0; j < kN; ++j) {
+    for (int i = 0; i < kN; ++i)
+      ASSERT_NEAR(q[i + j * kLd], want[i + j * kN], 1e-12) << "at (" << i << ", " << j << ")";
+    for (long i = kN; i < kLd; ++i) ASSERT_EQ(q[i + j * kLd], kPadding) << "padding";
+  }
 }
 
 }  // namespace
