@@ -26,6 +26,7 @@
 #include "cholesky/cholesky_cpu_kernels.hpp"
 #include "cholesky/cholesky_run.hpp"
 #include "common/blas_threads.hpp"
+#include "common/block_size.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
 #include "core.hpp"
@@ -223,6 +224,7 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_
   T* data = static_cast<T*>(a.data());
   qr::RunConfig config = checked_qr_config<T>(m, n, block, ib, std::move(options));
   qr::TFactors<T> factors = qr_factors<T>(config);
+  const int cpu_workers = apps::common::cpu_workers(config.runtime);
   std::unique_ptr<std::vector<T>> q;
   {
     nb::gil_scoped_release release;
@@ -231,12 +233,9 @@ nb::object qr_typed(Matrix& a, int block, int ib, RuntimeOptions options, int q_
       Runtime rt(std::move(config.runtime));
       qr::QrCodelets codelets(config.precision);
       qr::factorize<T>(rt, codelets, data, m, factors);
-      // Q by tasks, a chain per tile column of Q (and per domain) on the CPU workers (the
-      // Q-forming kernels are LAPACKE's); with fewer chains than CPU workers, on the host in
-      // sequence with every BLAS thread (below), which keeps them all busy.
-      const auto names = rt.workers();
-      const auto cpu_workers = std::count_if(
-          names.begin(), names.end(), [](const std::string& w) { return w.rfind("cpu", 0) == 0; });
+      // Q by tasks, a chain per tile column of Q (and per domain) on the workers (LAPACKE's
+      // kernels on the CPUs, the update kernels on devices); with fewer chains than CPU workers,
+      // on the host in sequence with every BLAS thread (below), which keeps them all busy.
       const int q_tiles = (q_columns + factors.block() - 1) / factors.block();
       if (q_columns > 0 && cpu_workers > 0 && q_tiles * factors.domains() >= cpu_workers)
         q = std::make_unique<std::vector<T>>(
