@@ -234,8 +234,9 @@ wait  # the sanitizers
 if want qr; then
   # Every task on the GPU (cuSOLVER geqrf, cuBLAS gemm/trmm), checked (residual, orthogonality), both
   # precisions; then a ragged last tile (n 1000, tile 256: 232) with ib dividing neither width; then
-  # the device-kernel unit tests on cuda:0 (each kernel against LAPACKE on ragged tiles, whole
-  # factorisations alone and beside a CPU worker).
+  # the device-kernel unit tests on cuda:0 (each kernel against LAPACKE on ragged tiles, Q^T and Q,
+  # whole factorisations alone and beside a CPU worker, Q formed on the GPU) and a matrix and its Q
+  # in cudaMalloc'd memory.
   for p in d s; do
     cap=120 check "qr-check-1024-$p" "$conveyor" qr --n 1024 --block 256 --ib 32 --precision $p \
       --devices cuda:0 --check --json
@@ -243,7 +244,7 @@ if want qr; then
   cap=120 check qr-check-1000-ragged "$conveyor" qr --n 1000 --block 256 --ib 40 --precision s,d \
     --devices cuda:0 --check --json
   cap=180 check qr-unit-cuda "$build/tests/conveyor_unit_tests" \
-    --gtest_filter='Devices/QrDeviceKernels.*/cuda_0'
+    --gtest_filter='Devices/QrDeviceKernels.*/cuda_0:DeviceResidentQr.OnCuda*'
   # The GPU alone (default tile) against one cuSOLVER geqrf host to host, medians of 3 (both print
   # median_time_s), each size and precision side by side; then the cores and the GPU together.
   qr_sizes="4096 16384"; [ $quick = 1 ] && qr_sizes="2048 4096"
