@@ -63,6 +63,13 @@ std::vector<double> padded(const std::vector<double>& a) {
   return m;
 }
 
+// The kN x kN matrix of a padded one, with leading dimension kN.
+std::vector<double> compact(const std::vector<double>& m) {
+  std::vector<double> a(static_cast<std::size_t>(kN) * kN);
+  for (int j = 0; j < kN; ++j) std::copy_n(m.begin() + j * kLd, kN, a.begin() + j * kN);
+  return a;
+}
+
 void expect_same_matrix(const std::vector<double>& device, const std::vector<double>& host) {
   for (int j = 0; j < kN; ++j) {
     for (int i = 0; i < kN; ++i)
@@ -160,9 +167,7 @@ TEST(DeviceResidentQr, EveryTaskOnTheDeviceCopiesNothingInAndMatchesTheHost) {
   // copies (host data, written on the device) come back to the host.
   EXPECT_EQ(f.stats.h2d_copies, 0u);
   expect_same_matrix(a, host);
-  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
-  for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
-  qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact.data(), kN, t);
+  qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact(a).data(), kN, t);
   EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
 }
 
@@ -170,6 +175,18 @@ qr::QFormingCodelets q_forming_codelets() {
   qr::QFormingCodelets c(qr::Precision::Double);
   for (Codelet* k : {&c.apply_geqrt, &c.apply_tpqrt}) run_cpu_kernel_on_devices(*k);
   return c;
+}
+
+// Q formed on a device (padded, in `q`) against Q formed on the host from the same reflectors (the
+// padded `a`): equal to `tol`, the padding rows never written.
+void expect_host_q(const std::vector<double>& q, const std::vector<double>& a,
+                   const qr::TFactors<double>& t, double tol) {
+  const std::vector<double> want = qr::form_q(compact(a).data(), kN, t, kN);
+  for (int j = 0; j < kN; ++j) {
+    for (int i = 0; i < kN; ++i)
+      ASSERT_NEAR(q[i + j * kLd], want[i + j * kN], tol) << "at (" << i << ", " << j << ")";
+    for (long i = kN; i < kLd; ++i) ASSERT_EQ(q[i + j * kLd], kPadding) << "padding";
+  }
 }
 
 // The first kN columns of the identity, padded as the matrix.
@@ -198,14 +215,7 @@ TEST(DeviceResidentQr, QIsFormedWhereTheReflectorsLive) {
   EXPECT_GT(s.tasks, 0u);
   EXPECT_GT(s.h2d_copies, 0u);  // the T factors
   EXPECT_EQ(s.d2h_copies, 0u);
-  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
-  for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
-  const std::vector<double> want = qr::form_q(compact.data(), kN, t, kN);
-  for (int j = 0; j < kN; ++j) {
-    for (int i = 0; i < kN; ++i)
-      ASSERT_NEAR(q[i + j * kLd], want[i + j * kN], 1e-13) << "at (" << i << ", " << j << ")";
-    for (long i = kN; i < kLd; ++i) ASSERT_EQ(q[i + j * kLd], kPadding) << "padding";
-  }
+  expect_host_q(q, a, t, 1e-13);
 }
 
 TEST(DeviceResidentQr, QOnADeviceTheRuntimeDoesNotHaveIsAUsageError) {
@@ -276,12 +286,9 @@ TEST(DeviceResidentQr, OnCudaTheMatrixIsFactorisedWhereItLives) {
         .stats;
   });
   EXPECT_EQ(s.h2d_copies, 0u);
-  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
-  for (int j = 0; j < kN; ++j) {
-    std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
+  for (int j = 0; j < kN; ++j)
     for (long i = kN; i < kLd; ++i) ASSERT_EQ(a[i + j * kLd], kPadding) << "padding";
-  }
-  qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact.data(), kN, t);
+  qr::QrCheck c = qr::check_qr(qr::GeneralMatrix(kN), compact(a).data(), kN, t);
   EXPECT_LE(c.residual, qr::residual_bound<double>(kN));
   EXPECT_LE(c.orthogonality, qr::orthogonality_bound<double>(kN));
 }
@@ -304,14 +311,7 @@ TEST(DeviceResidentQr, OnCudaQIsFormedWhereTheReflectorsLive) {
   });
   EXPECT_EQ(s.d2h_copies, 0u);
   test::cuda::copy_from_device(q.data(), d_q.get(), bytes);
-  std::vector<double> compact(static_cast<std::size_t>(kN) * kN);
-  for (int j = 0; j < kN; ++j) std::copy_n(a.begin() + j * kLd, kN, compact.begin() + j * kN);
-  const std::vector<double> want = qr::form_q(compact.data(), kN, t, kN);
-  for (int j = 0; j < kN; ++j) {
-    for (int i = 0; i < kN; ++i)
-      ASSERT_NEAR(q[i + j * kLd], want[i + j * kN], 1e-12) << "at (" << i << ", " << j << ")";
-    for (long i = kN; i < kLd; ++i) ASSERT_EQ(q[i + j * kLd], kPadding) << "padding";
-  }
+  expect_host_q(q, a, t, 1e-12);
 }
 
 }  // namespace
