@@ -187,6 +187,13 @@ def cholesky_rows(out, md, doc):
                       f"the idle lane to the host's wake-up, median of 7): {probes[0]:.1f} us "
                       "(the H200 twin's complete_us, from the traces of 2026-11-27: 98.1 us, "
                       "the whole gap a dependent task sees).")
+    for f in sorted(rows.glob("task-cost-*.json")):
+        r = load(f)
+        if r:
+            doc.setdefault("task_cost", []).append(r)
+            md.append(f"- tiny tasks, {r['width']} chain(s), {r['in_flight']} in flight, run-ahead "
+                      f"{r['run_ahead']}: {r['us_per_task']:.1f} us a task (the driver's probe: "
+                      f"{r.get('round_trip_us', -1):.1f} us).")
     t3 = results(rows / "table3.json")
     for r in t3:
         doc["table3"].append({k: r[k] for k in ("coherence", "h2d_copies", "d2h_copies",
