@@ -166,14 +166,14 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
       cpus       CPU workers: -1 (default) one per core, 0 none (every task on the devices).
       scheduler  'auto' (default), 'model', 'model-ready', 'eager', 'round-robin', 'offload',
                  'locality'.
-    Q is formed from the stored reflectors by tasks on the CPU workers (on the host when there are
-    none, or fewer chains of tasks than workers).
+    Q is formed from the stored reflectors by tasks on the workers (on the host when there are no
+    CPU workers, or fewer chains of tasks than CPU workers).
 
     a: a NumPy array, a list, or any DLPack producer; Q and R are the same kind of array
     (docs/python.md, "Arrays from other libraries"). A CuPy array or PyTorch tensor on CUDA GPU K
-    is factorised there, where it lives, when `devices` names cuda:K or is 'all': R never leaves
-    the GPU; Q is formed on the host from a copy of the reflectors and copied to GPU K. With
-    devices='cpu' the matrix is copied to the host and Q and R copied back to GPU K.
+    is factorised there, where it lives, when `devices` names cuda:K or is 'all': R and Q are
+    formed on the GPU (only the small T factors cross from the host). With devices='cpu' the
+    matrix is copied to the host and Q and R copied back to GPU K.
 
     Raises conveyor.UsageError (a ValueError) for a matrix that is not 2-D, real and finite, with
     fewer rows than columns, or a bad argument; TypeError for an array on a device other than the
