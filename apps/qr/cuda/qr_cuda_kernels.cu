@@ -34,6 +34,7 @@
 #include "conveyor/error.hpp"
 #include "qr/cuda/qr_cuda_kernels.hpp"
 #include "qr/cuda/qr_cuda_library.hpp"
+#include "qr/update_blocks.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -288,12 +289,6 @@ UpdateSpace<T> update_space(lib::StreamContext& ctx, int m, int n, int k, int ib
   return s;
 }
 
-// The first column of the step-th block of kb reflectors (of `blocks`) to apply: Q^T takes the
-// first block first, Q the last.
-int block_start(bool transpose, int step, int blocks, int kb) {
-  return (transpose ? step : blocks - 1 - step) * kb;
-}
-
 template <typename T>
 void cuda_gemqrt(void* stream, bool transpose, int m, int n, int k, int ib, const T* v, int ldv,
                  const T* t, int ldt, T* c, int ldc) {
@@ -306,9 +301,9 @@ void cuda_gemqrt(void* stream, bool transpose, int m, int n, int k, int ib, cons
   // rows above i0 are not touched (V_j is zero there), and vs holds V_j's unit diagonal and zeros
   // explicitly.
   const cublasOperation_t t_op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int blocks = blocks_of(k, kb);
+  const int blocks = update_blocks(k, kb);
   for (int step = 0; step < blocks; ++step) {
-    const int i0 = block_start(transpose, step, blocks, kb);
+    const int i0 = update_block_start(transpose, step, blocks, kb);
     const int width = std::min(kb, k - i0), rows = m - i0;
     const T* vj = vs + i0 + static_cast<std::size_t>(i0) * m;
     T* cj = c + i0;
@@ -334,9 +329,9 @@ void cuda_tpmqrt(void* stream, bool transpose, int m, int n, int k, int ib, cons
   // W = A(i0:i0+width, :) + V^T B, W2 = T_j^T W, A(i0:i0+width, :) -= W2, B -= V W2 (Q: T_j W, the
   // blocks last first).
   const cublasOperation_t t_op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const int blocks = blocks_of(k, kb);
+  const int blocks = update_blocks(k, kb);
   for (int step = 0; step < blocks; ++step) {
-    const int i0 = block_start(transpose, step, blocks, kb);
+    const int i0 = update_block_start(transpose, step, blocks, kb);
     const int width = std::min(kb, k - i0);
     const T* vj = vs + static_cast<std::size_t>(i0) * m;
     T* aj = a + i0;

@@ -6,6 +6,7 @@
 #include "common/opencl/clblast_calls.hpp"
 #include "common/opencl/opencl_calls.hpp"
 #include "common/opencl/opencl_kernel_cache.hpp"
+#include "qr/update_blocks.hpp"
 
 namespace conveyor::apps::qr {
 namespace {
@@ -64,12 +65,6 @@ class TStep {
   cl_mem tz_, out_;
 };
 
-// The first column of the step-th block of ib reflectors (of `blocks`) to apply: Q^T takes the
-// first block first, Q the last.
-int block_start(bool transpose, int step, int blocks, int ib) {
-  return (transpose ? step : blocks - 1 - step) * ib;
-}
-
 template <typename T>
 void gemqrt(cl_command_queue q, cl_kernel sibling, bool transpose, int m, int n, int k, int ib,
             const Mat& v, const Mat& t, const Mat& c) {
@@ -80,9 +75,9 @@ void gemqrt(cl_command_queue q, cl_kernel sibling, bool transpose, int m, int n,
   cl_mem w = cache.scratch(kCl, q, 1, sizeof(T) * std::size_t(std::min(ib, k)) * n);
   helper(q, sibling, "qr_unit_lower", m, k, v.mem, cl_int(v.off), cl_int{v.ld}, y);
   const TStep<T> t_step(q, sibling, transpose, ib, k, n, t);
-  const int blocks = (k + ib - 1) / ib;
+  const int blocks = update_blocks(k, ib);
   for (int step = 0; step < blocks; ++step) {
-    const int i0 = block_start(transpose, step, blocks, ib);
+    const int i0 = update_block_start(transpose, step, blocks, ib);
     const int kb = std::min(ib, k - i0), rows = m - i0;
     const std::size_t yb = std::size_t(i0) + std::size_t(i0) * m;  // Y(i0, i0)
     const std::size_t cb = c.off + i0;                             // C(i0, 0)
@@ -105,9 +100,9 @@ void tpmqrt(cl_command_queue q, cl_kernel sibling, bool transpose, int m, int n,
   cl_mem w = common::opencl_kernel_cache().scratch(kCl, q, 1,
                                                    sizeof(T) * std::size_t(std::min(ib, k)) * n);
   const TStep<T> t_step(q, sibling, transpose, ib, k, n, t);
-  const int blocks = (k + ib - 1) / ib;
+  const int blocks = update_blocks(k, ib);
   for (int step = 0; step < blocks; ++step) {
-    const int i0 = block_start(transpose, step, blocks, ib);
+    const int i0 = update_block_start(transpose, step, blocks, ib);
     const int kb = std::min(ib, k - i0);
     const std::size_t vb = v.off + std::size_t(i0) * v.ld;  // V(0, i0)
     const cl_int ab = cl_int(a.off) + i0;                   // A(i0, 0)
