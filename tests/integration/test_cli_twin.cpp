@@ -120,19 +120,21 @@ TEST(CliTwin, QrOnTheCoresAndAGpuIsNeverSlowerThanOnTheGpuAlone) {
 }
 
 // The stencil through the same rule on the H200 twin (its jacobi rates: docs/simulation.md): the
-// GPU gets the same tile beside the 16 cores as alone, and all the workers are never slower by
-// more than 1 %. (The model scheduler gives the cores some tasks of the first sweeps, while the
-// grid crosses the link and a tile waits there longer than a core takes to sweep it; the tile
-// must still cross afterwards. At n = 16384: 0.1395 s against 0.1383 s on the GPU alone.)
+// GPU gets the same tile beside the 16 cores as alone, and all the workers are never slower, in
+// core and out of core. The cores take sweeps whose tiles are on the host; a sweep of a tile the
+// GPU holds is theirs only where its result would be back before the GPU's lane reached it
+// (model scheduler, "handed back"): before that rule they took such sweeps while the link into
+// the GPU was the run's bottleneck, and n = 16384 took 0.1395 s against 0.1383 on the GPU alone.
 TEST(CliTwin, TheStencilOnAllTheWorkersIsNeverSlowerThanOnTheGpuAlone) {
-  for (int n : {8192, 16384}) {
-    const std::string args = "--n " + std::to_string(n) + " --sweeps 20";
-    auto gpu = platform_row("stencil", args + " --devices cuda:0", kTwin);
-    auto all = platform_row("stencil", args + " --devices all", kTwin);
+  for (const char* args : {"--n 8192 --sweeps 20", "--n 16384 --sweeps 20", "--n 32768 --sweeps 20",
+                           "--n 16384 --sweeps 20 --temporal-block 4",
+                           "--n 16384 --sweeps 20 --device-memory 512MiB"}) {
+    auto gpu = platform_row("stencil", std::string(args) + " --devices cuda:0", kTwin);
+    auto all = platform_row("stencil", std::string(args) + " --devices all", kTwin);
     ASSERT_TRUE(gpu.contains("time_s") && all.contains("time_s")) << args;
     EXPECT_EQ(all["cpu_workers"], 16);
     EXPECT_EQ(all["block"], gpu["block"]) << args;
-    EXPECT_LE(all["time_s"].get<double>(), 1.01 * gpu["time_s"].get<double>()) << args;
+    EXPECT_LE(all["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
   }
 }
 
