@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -31,27 +32,58 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
+namespace {
+// The median of sorted values (0 when empty).
+double sorted_median(std::span<const double> s) {
+  if (s.empty()) return 0;
+  std::size_t mid = s.size() / 2;
+  return s.size() % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+// The median of |x - m| over sorted values: the deviations below m and above it are two sorted
+// runs (walking outwards from m), merged until the middle one.
+double sorted_mad(std::span<const double> s, double m) {
+  if (s.empty()) return 0;
+  std::size_t right = static_cast<std::size_t>(std::lower_bound(s.begin(), s.end(), m) - s.begin());
+  std::size_t left = right;  // s[left - 1] is the next below m
+  double previous = 0, current = 0;
+  for (std::size_t taken = 0; taken <= s.size() / 2; ++taken) {
+    previous = current;
+    if (left > 0 && (right == s.size() || m - s[left - 1] <= s[right] - m))
+      current = m - s[--left];
+    else
+      current = s[right++] - m;
+  }
+  return s.size() % 2 ? current : (previous + current) / 2;
+}
+}  // namespace
+
 bool History::outlier(double seconds) const {
   // Too few samples to know what is usual: accept.
   if (ring_.size() < 5) return false;
   double m = median();
-  std::vector<double> dev;
-  dev.reserve(ring_.size());
-  for (double x : ring_) dev.push_back(std::fabs(x - m));
   // A floor of a quarter of the median: tasks timed to the microsecond often have MAD 0, and a
   // sample 10 % off is not a spike.
-  double spread = std::max(kOutlierMads * 1.4826 * perfmodel::median(std::move(dev)), 0.25 * m);
+  double spread = std::max(kOutlierMads * 1.4826 * sorted_mad(sorted(), m), 0.25 * m);
   return std::fabs(seconds - m) > spread;
 }
 
+double History::median() const { return sorted_median(sorted()); }
+
 bool History::add(double seconds) {
   bool out = outlier(seconds);
+  auto end = sorted_.begin() + static_cast<std::ptrdiff_t>(ring_.size());
   if (ring_.size() < kRing) {
     ring_.push_back(seconds);
-  } else {
+  } else {  // the oldest sample leaves the sorted copy too
+    auto oldest = std::lower_bound(sorted_.begin(), end, ring_[next_]);
+    std::move(oldest + 1, end--, oldest);
     ring_[next_] = seconds;
     next_ = (next_ + 1) % kRing;
   }
+  auto at = std::upper_bound(sorted_.begin(), end, seconds);
+  std::move_backward(at, end, end + 1);
+  *at = seconds;
   ++count_;
   if (out) return false;
   ++accepted_;
@@ -60,8 +92,6 @@ bool History::add(double seconds) {
   m2_ += delta * (seconds - mean_);
   return true;
 }
-
-double History::median() const { return perfmodel::median(ring_); }
 
 double History::deviation() const {
   return accepted_ > 1 ? std::sqrt(m2_ / static_cast<double>(accepted_ - 1)) : 0.0;
@@ -73,6 +103,8 @@ History History::restore(std::vector<double> ring, std::uint64_t count, std::uin
   if (ring.size() > kRing) ring.erase(ring.begin(), ring.end() - kRing);
   h.ring_ = std::move(ring);
   h.next_ = h.ring_.size() % kRing;
+  std::copy(h.ring_.begin(), h.ring_.end(), h.sorted_.begin());
+  std::sort(h.sorted_.begin(), h.sorted_.begin() + static_cast<std::ptrdiff_t>(h.ring_.size()));
   h.count_ = std::max<std::uint64_t>(count, h.ring_.size());
   h.accepted_ = std::min(accepted, h.count_);
   h.mean_ = mean;

@@ -4,6 +4,7 @@
 // Medians because a few spikes (a device's kernel measured at 100x its usual time while another
 // process held it) must not move placement; the ring because a persistent change (the machine got
 // busier) should, once it is the majority of recent samples.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -45,6 +46,7 @@ class History {
 
  private:
   bool outlier(double seconds) const;
+  std::span<const double> sorted() const { return {sorted_.data(), ring_.size()}; }
 
   std::vector<double> ring_;  // oldest overwritten first
   std::size_t next_ = 0;
@@ -52,6 +54,10 @@ class History {
   std::uint64_t accepted_ = 0;
   double mean_ = 0;
   double m2_ = 0;  // Welford's sum of squared deviations
+  // The ring's samples in ascending order: a History is updated after every task and predicted
+  // from at every placement, so its median and median absolute deviation are read from here in
+  // O(kRing) steps, without sorting or allocating (a copy and two nth_element per sample before).
+  std::array<double, kRing> sorted_{};
 };
 
 /// t(bytes) = a * bytes^b + c, fitted to (bytes, median seconds) points of one codelet and device.

@@ -50,6 +50,39 @@ TEST(PerfModelHistory, APersistentChangeWinsOverTheRing) {
   EXPECT_NEAR(h.median(), 3e-3, 1e-9);
 }
 
+// The median and the outlier test read a sorted copy of the ring kept beside it: over random
+// samples (repeated values, spikes, the ring wrapping many times) they must give what sorting the
+// last 32 samples gives.
+TEST(PerfModelHistory, TheKeptOrderAgreesWithSortingTheRing) {
+  std::uint64_t state = 20261128;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 40) / static_cast<double>(1ull << 24);  // [0, 1)
+  };
+  History h;
+  std::vector<double> all;
+  for (int i = 0; i < 500; ++i) {
+    double x = next() < 0.1 ? 50.0 * next() : std::round(8.0 * next()) / 8.0 + 1.0;
+    std::vector<double> ring(all.end() - std::min<std::ptrdiff_t>(all.size(), History::kRing),
+                             all.end());
+    bool expect_outlier = false;
+    if (ring.size() >= 5) {
+      double m = median(ring);
+      std::vector<double> dev;
+      for (double r : ring) dev.push_back(std::fabs(r - m));
+      double spread = std::max(History::kOutlierMads * 1.4826 * median(dev), 0.25 * m);
+      expect_outlier = std::fabs(x - m) > spread;
+    }
+    ASSERT_EQ(h.add(x), !expect_outlier) << "sample " << i;
+    all.push_back(x);
+    ring.push_back(x);
+    if (ring.size() > History::kRing) ring.erase(ring.begin());
+    ASSERT_EQ(h.median(), median(ring)) << "sample " << i;
+  }
+  EXPECT_GT(h.outliers(), 0u);
+  EXPECT_LT(h.outliers(), 100u);
+}
+
 TEST(PerfModelFootprint, SameSizesSameFootprint) {
   std::vector<std::size_t> a{100, 200}, b{100, 200}, c{200, 100}, d{100};
   EXPECT_EQ(footprint(a), footprint(b));
