@@ -3,6 +3,7 @@
 // the shape of the measured runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -117,6 +118,17 @@ TEST(CliTwin, QrOnTheCoresAndAGpuIsNeverSlowerThanOnTheGpuAlone) {
       EXPECT_LE(pair["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
       EXPECT_LE(all["time_s"].get<double>(), gpu["time_s"].get<double>()) << args;
     }
+}
+
+// The H200 twin has no QR rates (no QR run was traced on that node): `conveyor qr` on it is
+// refused before any task runs, in one line that names the codelet and the workers without a
+// model, and exits 2 (it failed a task and exited 1 before).
+TEST(CliTwin, QrOnTheTwinWithoutQrRatesIsRefusedInOneLine) {
+  CliResult r = run_cli("qr --n 1024 --platform " + kTwin);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("codelet 'geqrt'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("h200:0"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
 // The stencil through the same rule on the H200 twin (its jacobi rates: docs/simulation.md): the

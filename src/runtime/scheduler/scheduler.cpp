@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "conveyor/error.hpp"
+#include "runtime/perfmodel/models.hpp"
 
 namespace conveyor::runtime::scheduler {
 
@@ -84,6 +85,34 @@ void Scheduler::check(const device::CodeletImpl& codelet) const {
     throw UsageError(fmt::format(
         "codelet '{}' is offloaded but has no implementation for the runtime's devices{}",
         codelet.name, device_kinds() == 0 ? " (there are none)" : ""));
+  check_modelled(codelet);
+}
+
+// On a simulated platform a task placed on a worker whose model lacks its codelet would fail in
+// the middle of the run; say so at the first submit instead, once per codelet.
+void Scheduler::check_modelled(const device::CodeletImpl& codelet) const {
+  const perfmodel::PerfModels* models = context_.models;
+  if (!models || !models->oracle().task) return;
+  std::lock_guard lock(modelled_mutex_);
+  if (modelled_.count(codelet.name)) return;
+  KindMask can = runnable(codelet);
+  if (keeps_offloaded_on_devices() && offloaded(codelet)) can &= device_kinds();
+  perfmodel::TaskShape shape;
+  shape.flops = codelet.flops ? 1 : 0;
+  shape.bytes = 1;
+  std::string missing;
+  std::set<std::string, std::less<>> asked;
+  for (const auto& w : context_.workers) {
+    if (!(can & bit(w.kind)) || !asked.insert(w.device).second) continue;
+    if (models->oracle().task(codelet.name, w.device, shape) < 0)
+      missing += (missing.empty() ? "" : ", ") + (w.space == 0 ? std::string("host") : w.device);
+  }
+  if (!missing.empty())
+    throw UsageError(fmt::format(
+        "codelet '{}': the simulated platform has no model for it on {} (give its rate in the "
+        "platform file's gflops, or a fallback gbs; docs/simulation.md)",
+        codelet.name, missing));
+  modelled_.insert(codelet.name);
 }
 
 Placement Scheduler::push(Task* task) { return enqueue(task, decide(*task)); }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <queue>
 #include <set>
 #include <span>
@@ -147,6 +148,7 @@ class Scheduler {
   /// Keeps DataState's count of queued readers per device space (eviction spares those): +1 when
   /// a task enters a device worker's own queue, -1 when it leaves.
   void note_queued(const Task& task, int worker, int delta) const;
+  void check_modelled(const device::CodeletImpl& codelet) const;
 
   SchedulerContext context_;
   KindMask present_ = 0;
@@ -160,6 +162,10 @@ class Scheduler {
   int sole_device_[kMasks];
   std::uint64_t seq_ = 0;
   std::size_t ready_ = 0;
+  // Codelets a simulated platform models on every worker that may run them (check_modelled);
+  // submits may come from several threads.
+  mutable std::mutex modelled_mutex_;
+  mutable std::set<std::string, std::less<>> modelled_;
 };
 
 /// "eager", "round-robin", "offload", "locality", "model", "model-ready"; throws UsageError for

@@ -289,6 +289,37 @@ TEST(SimulatedPlatform, AMissingModelFailsTheTaskWithItsName) {
   std::remove(path.c_str());
 }
 
+// Under the model schedulers the platform's models are known before any task runs: a codelet
+// that some worker able to run it has no model for is refused at its first submit, naming those
+// workers, instead of failing a task in the middle of the run.
+TEST(SimulatedPlatform, ACodeletWithoutAModelIsRefusedAtSubmit) {
+  for (const char* host : {R"({"cores": 1})", R"({"cores": 1, "gbs": 1})"}) {
+    std::string path = test::write_platform_file(
+        std::string(R"({"name": "nomodel", "host": )") + host +
+        R"(, "devices": [{"id": "gpu", "memory_gb": 1}], "links": [{"between": ["host", "gpu:0"], "gbs": 1}]})");
+    RuntimeOptions o = simulated_options(path, "model", {});
+    o.cpus = 1;
+    Runtime rt(o);
+    std::vector<char> v(16, 1);
+    Data d = rt.register_vector(v.data(), v.size(), "v");
+    try {
+      rt.submit(test::noop_codelet("touch", true), {{d, Access::ReadWrite}});
+      FAIL() << "no error with host " << host;
+    } catch (const UsageError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("codelet 'touch'"), std::string::npos) << what;
+      EXPECT_NE(what.find("gpu:0"), std::string::npos) << what;
+      EXPECT_EQ(what.find("host") != std::string::npos,
+                std::string(host).find("gbs") == std::string::npos)
+          << what;
+    }
+    rt.wait_all();
+    EXPECT_EQ(rt.stats().tasks, 0u);
+    rt.unregister(d);
+    std::remove(path.c_str());
+  }
+}
+
 // Four devices behind two switches under one root (the seed's V100 node in small), where the
 // kernels outweigh the copies as in seed 003: tiles of 64 x 64 doubles (32 KiB) take ~9 us on a
 // link, a device gemm ~100 us, a host core's ~1 ms.
