@@ -63,9 +63,7 @@ RunResult run_typed(const RunConfig& c) {
   result.workers = rt.workers();
   QrCodelets codelets(c.precision);
 
-  // On a simulated platform too: the timed runs that a twin predicts follow a warm-up on the real
-  // machine, and the runtime's first tasks leave state behind that later runs see (the H200
-  // twin's stencil through 512 MiB took 1.61 s as the first run, 1.435 s after any run before).
+  // On a simulated platform too, as on the machine it stands for (docs/simulation.md).
   if (c.warmup) {
     tell(c.progress, "warm-up");
     // Three tiles per side is the smallest matrix with a task of every kind and a tpmqrt chain.

@@ -141,9 +141,7 @@ RunResult run_stencil(const RunConfig& c) {
   }
   StencilCodelet codelet(simulated(c));
 
-  // On a simulated platform too: the timed runs that a twin predicts follow a warm-up on the real
-  // machine, and the runtime's first tasks leave state behind that later runs see (the H200
-  // twin's stencil through 512 MiB took 1.61 s as the first run, 1.435 s after any run before).
+  // On a simulated platform too, as on the machine it stands for (docs/simulation.md).
   if (c.warmup) {
     tell(c.progress, "warm-up");
     // 3 x 3 tiles: every kind of tile (corner, edge, inner) on every worker kind, two rounds of

@@ -214,7 +214,7 @@ class ModelScheduler final : public Scheduler {
       // worker starts the task once its queue ahead is done and its own copies (copies.own) are
       // in: the link's backlog and the queue's overlap rather than add up.
       double finish = std::max(free + copies.own, t + copies.arrive) + exec;
-      if (d.space == 0) finish = handed_back(task, finish);
+      if (d.space == 0) finish = handed_back(task, t, finish);
       if (finish < best_finish) {
         best = w;
         best_finish = finish;
@@ -278,7 +278,8 @@ class ModelScheduler final : public Scheduler {
   // reached the task later than the result comes back. Without this the H200 twin's cores took
   // stencil sweeps of tiles the GPU held while the link into the GPU was the run's bottleneck,
   // and every such tile crossed it twice more (--devices all 0.9 % slower than the GPU alone).
-  double handed_back(const Task& task, double finish) const {
+  // `t`: now, as place() read it.
+  double handed_back(const Task& task, double t, double finish) const {
     auto* coherence = context().coherence;
     if (!coherence) return finish;
     const auto& workers = context().workers;
@@ -288,7 +289,7 @@ class ModelScheduler final : public Scheduler {
       for (std::size_t w = 0; w < workers.size(); ++w) {
         int s = workers[w].space;
         if (s == 0 || !coherence->valid_in(*a.data, s)) continue;
-        finish = std::max(finish, now() + backlog_device(static_cast<int>(w), task.priority));
+        finish = std::max(finish, t + backlog_device(static_cast<int>(w), task.priority));
         back += own_copy(s, a.data->bytes());
         break;
       }
