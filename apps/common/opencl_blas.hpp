@@ -5,6 +5,7 @@
 /// the environment variable CONVEYOR_OPENCL_BLAS=auto|own|clblast, or set_opencl_blas, forces one.
 ///
 ///   if (common::use_clblast(kClblastUpdatesByDefault)) ...   // else the own kernel
+#include <cstddef>
 #include <string_view>
 
 namespace conveyor::apps::common {
@@ -22,6 +23,18 @@ OpenclBlas opencl_blas();
 /// Overrides the choice for the whole process (tests run both); throws UsageError for Clblast in a
 /// build without it.
 void set_opencl_blas(OpenclBlas choice);
+
+/// Which gemm an OpenCL launcher's blocked code calls (common/opencl/gemm.hpp): CLBlast's, or the
+/// register-blocked kernels for CPU devices (common/opencl_cpu_gemm.hpp).
+enum class GemmPath { Clblast, Cpu };
+
+/// C = beta C + alpha op(A) op(B) through CLBlast on `queue` (a cl_command_queue), A, B and C in
+/// cl_mem buffers at offsets, with leading dimensions, in elements of `elem_size` bytes; returns
+/// once enqueued. Errors (DeviceError from CLBlast; Error in a build without it) start with `who`.
+void clblast_gemm_enqueue(const char* who, void* queue, std::size_t elem_size, bool trans_a,
+                          bool trans_b, int m, int n, int k, double alpha, void* a,
+                          std::size_t a_off, int lda, void* b, std::size_t b_off, int ldb,
+                          double beta, void* c, std::size_t c_off, int ldc);
 
 /// Whether a kernel whose measured default is `auto_default` runs through CLBlast now.
 inline bool use_clblast(bool auto_default) {

@@ -26,6 +26,7 @@ runs=(
   "geqrf lapacke|$lapacke $n d 1"
   "chol own g,s,t|CONVEYOR_OPENCL_BLAS=own $conveyor $chol gemm,syrk,trsm"
   "chol clblast g,s,t|CONVEYOR_OPENCL_BLAS=clblast $conveyor $chol gemm,syrk,trsm"
+  "chol own gemm|CONVEYOR_OPENCL_BLAS=own $conveyor $chol gemm"
   "chol clblast gemm|CONVEYOR_OPENCL_BLAS=clblast $conveyor $chol gemm"
 )
 if [[ -n $before ]]; then

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
+#include "common/opencl/gemm.hpp"
 #include "common/opencl/opencl_calls.hpp"
 #include "common/opencl/opencl_kernel_cache.hpp"
 #include "common/opencl_blas.hpp"
@@ -30,17 +31,21 @@ bool opencl_kernels_available() { return true; }
 
 void opencl_gemm_enqueue(void* queue, void* kernel_ptr, std::size_t elem_size, int m, int n, int k,
                          void* a, int lda, void* b, int ldb, void* c, int ldc) {
-  const OpenclGemmVariant variant = opencl_gemm_variant();
-  if (variant == OpenclGemmVariant::Auto && common::use_clblast(kClblastGemmByDefault))
-    return clblast_gemm_enqueue(queue, elem_size, m, n, k, a, lda, b, ldb, c, ldc);
   cl_kernel kernel = checked(kernel_ptr, kCl.who);
   auto q = static_cast<cl_command_queue>(queue);
-  // Whether the queue feeds a CPU device, and the CPU variant from the codelet's program: looked up
-  // once per thread, so that a launch costs no query and no clCreateKernel after the first.
-  common::OpenclKernelCache& cache = common::opencl_kernel_cache();
-  const bool cpu = variant == OpenclGemmVariant::Auto ? cache.is_cpu(kCl, q)
-                                                      : variant == OpenclGemmVariant::NoBarrier;
-  if (cpu) kernel = cache.kernel(kCl, kernel, kOpenclGemmCpuKernel);
+  // Whether the queue feeds a CPU device: looked up once per thread, so that a launch costs no
+  // query and no clCreateKernel after the first.
+  const bool cpu = common::opencl_kernel_cache().is_cpu(kCl, q);
+  OpenclGemmVariant variant = opencl_gemm_variant();
+  if (variant == OpenclGemmVariant::Auto) {
+    if (common::use_clblast(!cpu && kClblastGemmByDefault))
+      return clblast_gemm_enqueue(queue, elem_size, m, n, k, a, lda, b, ldb, c, ldc);
+    variant = cpu ? OpenclGemmVariant::RegisterBlocked : OpenclGemmVariant::LocalMemory;
+  }
+  if (variant == OpenclGemmVariant::RegisterBlocked)
+    return common::cpu_gemm(kCl, q, kernel, elem_size, false, true, m, n, k, -1.0,
+                            {static_cast<cl_mem>(a), 0, lda}, {static_cast<cl_mem>(b), 0, ldb}, 1.0,
+                            {static_cast<cl_mem>(c), 0, ldc});
   kCl.arg(kernel, 0, cl_int{m});
   kCl.arg(kernel, 1, cl_int{n});
   kCl.arg(kernel, 2, cl_int{k});
@@ -50,12 +55,10 @@ void opencl_gemm_enqueue(void* queue, void* kernel_ptr, std::size_t elem_size, i
   kCl.arg(kernel, 6, cl_int{ldb});
   kCl.arg(kernel, 7, static_cast<cl_mem>(c));
   kCl.arg(kernel, 8, cl_int{ldc});
-  // Local-memory kernel: 32 x 32 blocks of C per group of 32 x 8 work-items. CPU variant: 32 rows x
-  // 8 columns per group of 32 work-items.
+  // 32 x 32 blocks of C per group of 32 x 8 work-items.
   std::size_t rows = static_cast<std::size_t>((m + 31) / 32) * 32;
-  std::size_t local[2] = {32, cpu ? 1u : 8u};
-  std::size_t global[2] = {rows, cpu ? static_cast<std::size_t>((n + 7) / 8)
-                                     : static_cast<std::size_t>((n + 31) / 32) * 8};
+  std::size_t local[2] = {32, 8};
+  std::size_t global[2] = {rows, static_cast<std::size_t>((n + 31) / 32) * 8};
   kCl.check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel");
 }
@@ -72,7 +75,7 @@ void opencl_syrk_enqueue(void* queue, void* kernel_ptr, std::size_t elem_size, i
   kClSyrk.arg(kernel, 3, cl_int{lda});
   kClSyrk.arg(kernel, 4, static_cast<cl_mem>(s));
   kClSyrk.arg(kernel, 5, cl_int{lds});
-  // 32 rows x 8 columns per group of 32 work-items, as the CPU gemm variant.
+  // 32 rows x 8 columns per group of 32 work-items.
   std::size_t local[2] = {32, 1};
   std::size_t global[2] = {static_cast<std::size_t>((n + 31) / 32) * 32,
                            static_cast<std::size_t>((n + 7) / 8)};

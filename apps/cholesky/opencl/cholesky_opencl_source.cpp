@@ -1,7 +1,9 @@
 // The OpenCL C source of the tile kernels (plain text; built with or without OpenCL).
 #include <atomic>
+#include <string>
 
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
+#include "common/opencl_cpu_gemm.hpp"
 
 namespace conveyor::apps::cholesky {
 
@@ -67,42 +69,15 @@ void tile_gemm_nt(const int m, const int n, const int k,
   }
 }
 
-// CPU drivers (PoCL) turn a work-group into loops over its work-items, and a barrier splits those
-// loops, spilling every value live across it (the accumulators) to memory. This variant has no
-// local memory and no barrier: work-item r of a group of 32 owns row r and eight consecutive
-// columns, with A read down the column (vectorised across work-items) and B read as broadcasts; the
-// caches do the staging. About three times faster than the kernel above on PoCL.
+// For CPU drivers (PoCL) the launcher runs the register-blocked gemm appended below
+// (common/opencl_cpu_gemm.hpp) instead: they turn a work-group into loops over its work-items, and
+// a barrier splits those loops, spilling every value live across it (the accumulators) to memory.
 #define NC 8
-__kernel __attribute__((reqd_work_group_size(32, 1, 1)))
-void tile_gemm_nt_cpu(const int m, const int n, const int k,
-                      __global const REAL* restrict a, const int lda,
-                      __global const REAL* restrict b, const int ldb,
-                      __global REAL* restrict c, const int ldc) {
-  const int row = get_global_id(0);
-  const int col0 = get_group_id(1) * NC;
-  if (row >= m) return;
-  REAL acc[NC];
-  for (int j = 0; j < NC; ++j) acc[j] = 0;
-  if (col0 + NC <= n) {
-    for (int p = 0; p < k; ++p) {
-      const REAL av = a[row + (long)p * lda];
-      __global const REAL* bp = b + col0 + (long)p * ldb;
-      for (int j = 0; j < NC; ++j) acc[j] += av * bp[j];
-    }
-    for (int j = 0; j < NC; ++j) c[row + (long)(col0 + j) * ldc] -= acc[j];
-  } else {
-    const int nc = n - col0;
-    for (int p = 0; p < k; ++p) {
-      const REAL av = a[row + (long)p * lda];
-      for (int j = 0; j < nc; ++j) acc[j] += av * b[col0 + j + (long)p * ldb];
-    }
-    for (int j = 0; j < nc; ++j) c[row + (long)(col0 + j) * ldc] -= acc[j];
-  }
-}
 
-// syrk, S <- S - A A^T on S's lower triangle: the CPU gemm variant's layout (work-item r owns row r
-// and eight consecutive columns), groups wholly above the diagonal returning at once and entries
-// above it left alone.
+// syrk, S <- S - A A^T on S's lower triangle, with no local memory and no barrier (work-item r owns
+// row r and eight consecutive columns: A read down the column, vectorised across work-items on CPU
+// drivers, B as broadcasts), groups wholly above the diagonal returning at once and entries above
+// it left alone.
 __kernel __attribute__((reqd_work_group_size(32, 1, 1)))
 void tile_syrk_ln(const int n, const int k, __global const REAL* restrict a, const int lda,
                   __global REAL* restrict s, const int lds) {
@@ -137,7 +112,11 @@ __kernel void tile_trsm_rlt(const int m, const int n, __global const REAL* restr
 }
 )CLC";
 
-std::string_view opencl_gemm_source() { return kSource; }
+std::string_view opencl_gemm_source() {
+  static const std::string source =
+      std::string(kSource) + std::string(common::opencl_cpu_gemm_source());
+  return source;
+}
 
 namespace {
 std::atomic<OpenclGemmVariant> variant{OpenclGemmVariant::Auto};

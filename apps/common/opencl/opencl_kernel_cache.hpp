@@ -5,15 +5,15 @@
 /// thread gets here are its own: it alone sets their arguments.
 ///
 ///   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
-///   if (cache.is_cpu(kCl, queue)) kernel = cache.kernel(kCl, kernel, "tile_gemm_nt_cpu");
+///   if (cache.is_cpu(kCl, queue)) kernel = cache.kernel(kCl, kernel, "cpu_gemm_n");
 ///   cl_mem w = cache.scratch(kCl, queue, 0, bytes);   // a work buffer for the kernels of a task
 ///
 /// Every entry retains what it names (the queue; the program, through its kernel), so no address
 /// in the cache can be reused by another object while the thread lives; the thread's exit
 /// releases them.
+#include <algorithm>
 #include <cstddef>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "common/opencl/opencl_calls.hpp"
@@ -31,23 +31,17 @@ class OpenclKernelCache {
       clReleaseMemObject(s.mem);
       clReleaseCommandQueue(s.queue);
     }
-    for (const auto& [queue, cpu] : queues_) clReleaseCommandQueue(queue);
+    for (const Queue& q : queues_) clReleaseCommandQueue(q.queue);
   }
 
   /// Whether `queue` feeds a CPU device. Errors name `cl`'s caller.
-  bool is_cpu(const OpenclCalls& cl, cl_command_queue queue) {
-    for (const auto& [q, cpu] : queues_)
-      if (q == queue) return cpu;
-    cl_device_id device = nullptr;
-    cl.check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
-             "clGetCommandQueueInfo");
-    cl_device_type type = 0;
-    cl.check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr),
-             "clGetDeviceInfo");
-    cl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
-    const bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
-    queues_.emplace_back(queue, cpu);
-    return cpu;
+  bool is_cpu(const OpenclCalls& cl, cl_command_queue queue) { return device(cl, queue).cpu; }
+
+  /// The native vector width of `queue`'s device for elements of `elem_size` bytes (4 or 8): how
+  /// many fit in one of its vector registers.
+  int native_width(const OpenclCalls& cl, cl_command_queue queue, std::size_t elem_size) {
+    const Queue& q = device(cl, queue);
+    return elem_size == sizeof(double) ? q.double_width : q.float_width;
   }
 
   /// The kernel `name` of the program `sibling` was built from: a codelet names one kernel of its
@@ -102,7 +96,32 @@ class OpenclKernelCache {
     std::string name;
     cl_kernel kernel;
   };
-  std::vector<std::pair<cl_command_queue, bool>> queues_;
+  struct Queue {
+    cl_command_queue queue;  // retained
+    bool cpu;
+    int float_width, double_width;
+  };
+  const Queue& device(const OpenclCalls& cl, cl_command_queue queue) {
+    for (const Queue& q : queues_)
+      if (q.queue == queue) return q;
+    cl_device_id device = nullptr;
+    cl.check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr),
+             "clGetCommandQueueInfo");
+    cl_device_type type = 0;
+    cl.check(clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr),
+             "clGetDeviceInfo");
+    cl_uint widths[2] = {1, 1};
+    cl.check(clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, sizeof widths[0],
+                             &widths[0], nullptr),
+             "clGetDeviceInfo");
+    cl.check(clGetDeviceInfo(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, sizeof widths[1],
+                             &widths[1], nullptr),
+             "clGetDeviceInfo");
+    cl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+    return queues_.emplace_back(Queue{queue, (type & CL_DEVICE_TYPE_CPU) != 0,
+                                      std::max(1, int(widths[0])), std::max(1, int(widths[1]))});
+  }
+  std::vector<Queue> queues_;
   std::vector<Kernel> kernels_;
   std::vector<Scratch> scratch_;
 };

@@ -5,13 +5,14 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "common/opencl/opencl_calls.hpp"
 #include "common/opencl/opencl_kernel_cache.hpp"
 #include "common/opencl_blas.hpp"
 #include "conveyor/error.hpp"
-#include "qr/opencl/qr_opencl_clblast.hpp"
+#include "qr/opencl/qr_opencl_blocked.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
@@ -71,22 +72,40 @@ void* sibling_kernel(void* sibling, const char* name) {
   return common::opencl_kernel_cache().kernel(kCl, static_cast<cl_kernel>(sibling), name);
 }
 
-// c <- Q^T c, or Q c (c m x n) for k reflectors, through CLBlast (`kernel`: any of the program's,
-// for its helpers) or the own kernel (`kernel`: qr_gemqrt).
-void gemqrt(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m, int n, int k,
-            int ib, ClMatrix v, ClMatrix t, ClMatrix c) {
-  if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_gemqrt_enqueue(queue, kernel, elem_size, transpose, m, n, k, ib, v, t, c);
+// How the updates run on `queue`: blocked through a gemm (CLBlast's where common::use_clblast says
+// so, else the CPU gemm on CPU devices), or one work-item per column (nullopt).
+std::optional<common::GemmPath> blocked_path(void* queue) {
+  const bool cpu = common::opencl_kernel_cache().is_cpu(kCl, static_cast<cl_command_queue>(queue));
+  if (common::use_clblast(!cpu && kClblastUpdatesByDefault)) return common::GemmPath::Clblast;
+  if (cpu && opencl_updates() == OpenclUpdates::Auto) return common::GemmPath::Cpu;
+  return std::nullopt;
+}
+
+// The kernel an update runs through: the codelet's (`kernel`, any of the program's) when blocked,
+// for its helpers and gemm, else the per-column kernel `name`.
+void* update_kernel(const std::optional<common::GemmPath>& path, void* kernel, const char* name) {
+  return path ? kernel : sibling_kernel(kernel, name);
+}
+
+// c <- Q^T c, or Q c (c m x n) for k reflectors, blocked along `path` or per column (`kernel`:
+// qr_gemqrt then).
+void gemqrt(const std::optional<common::GemmPath>& path, void* queue, void* kernel,
+            std::size_t elem_size, bool transpose, int m, int n, int k, int ib, ClMatrix v,
+            ClMatrix t, ClMatrix c) {
+  if (path)
+    return blocked_gemqrt_enqueue(*path, queue, kernel, elem_size, transpose, m, n, k, ib, v, t, c);
   Args args(kernel);
   args << m << n << k << ib << v << t << c << (transpose ? 1 : 0);
   enqueue_columns(queue, args, n);
 }
 
-// [a; b] <- Q^T [a; b], or Q [a; b] (a k x n, b m x n), as gemqrt (the own kernel: qr_tpmqrt).
-void tpmqrt(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m, int n, int k,
-            int ib, ClMatrix v, ClMatrix t, ClMatrix a, ClMatrix b) {
-  if (common::use_clblast(kClblastUpdatesByDefault))
-    return clblast_tpmqrt_enqueue(queue, kernel, elem_size, transpose, m, n, k, ib, v, t, a, b);
+// [a; b] <- Q^T [a; b], or Q [a; b] (a k x n, b m x n), as gemqrt (per column: qr_tpmqrt).
+void tpmqrt(const std::optional<common::GemmPath>& path, void* queue, void* kernel,
+            std::size_t elem_size, bool transpose, int m, int n, int k, int ib, ClMatrix v,
+            ClMatrix t, ClMatrix a, ClMatrix b) {
+  if (path)
+    return blocked_tpmqrt_enqueue(*path, queue, kernel, elem_size, transpose, m, n, k, ib, v, t, a,
+                                  b);
   Args args(kernel);
   args << m << n << k << ib << v << t << a << b << (transpose ? 1 : 0);
   enqueue_columns(queue, args, n);
@@ -98,12 +117,12 @@ bool opencl_kernels_available() { return true; }
 
 // Blocked as LAPACK's geqrt: each panel of ib columns by the panel kernel (level-2 code in one
 // work-group), then the columns right of it updated with the panel's reflectors as gemqrt does, so
-// that all but a panel's share of the flops run as gemm (CLBlast) or across all work-groups (own).
+// that all but a panel's share of the flops run as gemm or across all work-groups (per column).
 void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* a, int lda, void* t, int ldt, void* v, int ldv) {
   const int k = std::min(m, n);
-  void* update =
-      common::use_clblast(kClblastUpdatesByDefault) ? kernel : sibling_kernel(kernel, "qr_gemqrt");
+  const auto path = blocked_path(queue);
+  void* update = update_kernel(path, kernel, "qr_gemqrt");
   for (int i0 = 0; i0 < k; i0 += ib) {
     const int kb = std::min(ib, k - i0);
     const ClMatrix panel{a, i0 + i0 * lda, lda}, tb{t, i0 * ldt, ldt};
@@ -111,7 +130,7 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
     args << m - i0 << kb << ib << panel << tb;
     enqueue_panel(queue, args, elem_size, ib);
     if (i0 + kb < n)
-      gemqrt(queue, update, elem_size, true, m - i0, n - i0 - kb, kb, ib, panel, tb,
+      gemqrt(path, queue, update, elem_size, true, m - i0, n - i0 - kb, kb, ib, panel, tb,
              {a, i0 + (i0 + kb) * lda, lda});
   }
   if (m == 0 || n == 0) return;
@@ -126,14 +145,15 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
 void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
                            int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* c,
                            int ldc) {
-  gemqrt(queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {c, 0, ldc});
+  gemqrt(blocked_path(queue), queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv},
+         {t, 0, ldt}, {c, 0, ldc});
 }
 
 // Blocked as geqrt: a panel of ib columns of [r; b], then tpmqrt on the columns right of it.
 void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, int ib,
                           void* r, int ldr, void* b, int ldb, void* t, int ldt) {
-  void* update =
-      common::use_clblast(kClblastUpdatesByDefault) ? kernel : sibling_kernel(kernel, "qr_tpmqrt");
+  const auto path = blocked_path(queue);
+  void* update = update_kernel(path, kernel, "qr_tpmqrt");
   for (int i0 = 0; i0 < n; i0 += ib) {
     const int kb = std::min(ib, n - i0);
     const ClMatrix vb{b, i0 * ldb, ldb}, tb{t, i0 * ldt, ldt};
@@ -141,7 +161,7 @@ void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
     args << m << kb << ib << ClMatrix{r, i0 + i0 * ldr, ldr} << vb << tb;
     enqueue_panel(queue, args, elem_size, ib);
     if (i0 + kb < n)
-      tpmqrt(queue, update, elem_size, true, m, n - i0 - kb, kb, ib, vb, tb,
+      tpmqrt(path, queue, update, elem_size, true, m, n - i0 - kb, kb, ib, vb, tb,
              {r, i0 + (i0 + kb) * ldr, ldr}, {b, (i0 + kb) * ldb, ldb});
   }
 }
@@ -149,8 +169,8 @@ void opencl_tpqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
 void opencl_tpmqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,
                            int n, int k, int ib, void* v, int ldv, void* t, int ldt, void* a,
                            int lda, void* b, int ldb) {
-  tpmqrt(queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv}, {t, 0, ldt}, {a, 0, lda},
-         {b, 0, ldb});
+  tpmqrt(blocked_path(queue), queue, kernel, elem_size, transpose, m, n, k, ib, {v, 0, ldv},
+         {t, 0, ldt}, {a, 0, lda}, {b, 0, ldb});
 }
 
 }  // namespace conveyor::apps::qr

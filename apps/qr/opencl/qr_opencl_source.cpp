@@ -1,5 +1,9 @@
 // The OpenCL C source of the QR tile kernels (plain text; built with or without OpenCL): a prelude
 // mapping device_kernels.inc's macros to OpenCL C, the shared code as a string, and the kernels.
+#include <atomic>
+#include <string>
+
+#include "common/opencl_cpu_gemm.hpp"
 #include "qr/opencl/qr_opencl_kernels.hpp"
 
 namespace conveyor::apps::qr {
@@ -73,7 +77,7 @@ __kernel void qr_copy_tile(const int m, const int n, __global const REAL* a, con
   if (r < m && c < n) v[r + (long)c * ldv] = a[r + (long)c * lda];
 }
 
-// What the CLBlast updates (qr_opencl_clblast.cpp) do between their gemm calls. y (m x k, ld m) <-
+// What the blocked updates (qr_opencl_blocked_launch.cpp) do between their gemm calls. y (m x k, ld m) <-
 // geqrt's reflectors with their unit diagonal and the zeros above it written out.
 __kernel void qr_unit_lower(const int m, const int k, __global const REAL* v, const int v_off,
                             const int ldv, __global REAL* y) {
@@ -102,13 +106,18 @@ __kernel void qr_sub_rows(const int rows, const int n, __global REAL* a, const i
 )CLC";
 
 const std::string& source() {
-  static const std::string s = std::string(kPrelude) + kShared + "\n" + kKernels;
+  static const std::string s = std::string(kPrelude) + kShared + "\n" + kKernels +
+                               std::string(common::opencl_cpu_gemm_source());
   return s;
 }
+
+std::atomic<OpenclUpdates> updates{OpenclUpdates::Auto};
 
 }  // namespace
 
 std::string_view opencl_qr_source() { return source(); }
+void set_opencl_updates(OpenclUpdates u) { updates.store(u); }
+OpenclUpdates opencl_updates() { return updates.load(); }
 
 std::string opencl_qr_options(bool double_precision) {
   return double_precision ? "-DREAL=double -DREAL_IS_DOUBLE=1" : "-DREAL=float";

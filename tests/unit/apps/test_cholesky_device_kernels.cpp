@@ -144,14 +144,14 @@ class DeviceTileKernels : public test::PerDevice {
   }
 };
 
-// OpenCL has two gemm kernels (local memory for GPUs, barrier-free for CPU drivers): both run here,
-// whatever the device, and the automatic choice too.
+// OpenCL has two gemm kernels (local memory for GPUs, register-blocked for CPU drivers): both run
+// here, whatever the device, and the automatic choice too.
 struct VariantScope {
   explicit VariantScope(OpenclGemmVariant v) { set_opencl_gemm_variant(v); }
   ~VariantScope() { set_opencl_gemm_variant(OpenclGemmVariant::Auto); }
 };
 const OpenclGemmVariant kVariants[] = {OpenclGemmVariant::Auto, OpenclGemmVariant::LocalMemory,
-                                       OpenclGemmVariant::NoBarrier};
+                                       OpenclGemmVariant::RegisterBlocked};
 
 TEST_P(DeviceTileKernels, GemmSingle) {
   if (device().info().kind == DeviceKind::Cpu) GTEST_SKIP() << "covered by CpuKernels";

@@ -15,6 +15,7 @@
 #include "common/precision.hpp"
 #include "conveyor/records.hpp"
 #include "conveyor/runtime.hpp"
+#include "qr/opencl/qr_opencl_kernels.hpp"
 #include "qr/q_forming.hpp"
 #include "qr/qr.hpp"
 #include "qr/qr_check.hpp"
@@ -235,12 +236,27 @@ TEST_P(QrDeviceKernels, ClblastAndOwnUpdatesAgree) {
 }
 
 // Each path set explicitly, whatever CONVEYOR_OPENCL_BLAS says (ctest runs with =own): the panels
-// are blocked either way, their updates and the update kernels through the own kernels or CLBlast.
+// are blocked either way, their updates and the update kernels through the own kernels (on a CPU
+// device the blocked form through the CPU gemm; elsewhere one work-item per column) or CLBlast.
 TEST_P(QrDeviceKernels, OwnKernelsMatchLapack) {
   if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
   BlasScope own(common::OpenclBlas::Own);
   check_kernels<float>();
   check_kernels<double>();
+}
+
+// The one-work-item-per-column updates, which a CPU device does not run by default.
+TEST_P(QrDeviceKernels, PerColumnUpdatesMatchLapack) {
+  if (device().info().kind != DeviceKind::OpenCL) GTEST_SKIP() << "OpenCL only";
+  BlasScope own(common::OpenclBlas::Own);
+  set_opencl_updates(OpenclUpdates::PerColumn);
+  struct Reset {
+    ~Reset() { set_opencl_updates(OpenclUpdates::Auto); }
+  } reset;
+  check_kernels<float>();
+  check_kernels<double>();
+  auto rt = device_runtime();
+  expect_checked<double>(*rt, 250, 96, 40);
 }
 
 TEST_P(QrDeviceKernels, ClblastKernelsMatchLapack) {
