@@ -1,5 +1,5 @@
 // The tile kernels through CLBlast (built when CMake found it), on the codelet's queue and buffers:
-// gemm C <- C - A B^T, syrk S <- S - A A^T (lower triangle), trsm B <- B L^-T.
+// syrk S <- S - A A^T (lower triangle), trsm B <- B L^-T (gemm goes through common::gemm).
 #include "cholesky/opencl/cholesky_opencl_kernels.hpp"
 #include "common/opencl/clblast_calls.hpp"
 
@@ -9,15 +9,6 @@ namespace {
 constexpr common::ClblastCalls kBlas{"OpenCL cholesky"};
 
 cl_mem mem(void* p) { return static_cast<cl_mem>(p); }
-
-template <typename T>
-void gemm(cl_command_queue q, int m, int n, int k, void* a, int lda, void* b, int ldb, void* c,
-          int ldc) {
-  if (m == 0 || n == 0 || k == 0) return;
-  kBlas.check(common::clblast_gemm(CLBlastTransposeNo, CLBlastTransposeYes, m, n, k, T(-1), mem(a),
-                                   0, lda, mem(b), 0, ldb, T(1), mem(c), 0, ldc, q),
-              "gemm");
-}
 
 template <typename T>
 void syrk(cl_command_queue q, int n, int k, void* a, int lda, void* c, int ldc) {
@@ -32,15 +23,6 @@ void trsm(cl_command_queue q, int m, int n, void* l, int ldl, void* b, int ldb) 
 }
 
 }  // namespace
-
-void clblast_gemm_enqueue(void* queue, std::size_t elem_size, int m, int n, int k, void* a, int lda,
-                          void* b, int ldb, void* c, int ldc) {
-  auto q = static_cast<cl_command_queue>(queue);
-  if (elem_size == sizeof(float))
-    gemm<float>(q, m, n, k, a, lda, b, ldb, c, ldc);
-  else
-    gemm<double>(q, m, n, k, a, lda, b, ldb, c, ldc);
-}
 
 void clblast_syrk_enqueue(void* queue, std::size_t elem_size, int n, int k, void* a, int lda,
                           void* c, int ldc) {

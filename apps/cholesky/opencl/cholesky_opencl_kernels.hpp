@@ -62,9 +62,7 @@ void opencl_syrk_enqueue(void* queue, void* kernel, std::size_t elem_size, int n
 void opencl_trsm_enqueue(void* queue, void* kernel, std::size_t elem_size, int m, int n, void* l,
                          int ldl, void* b, int ldb);
 
-/// The same through CLBlast (cholesky_opencl_clblast.cpp; without CLBlast they throw).
-void clblast_gemm_enqueue(void* queue, std::size_t elem_size, int m, int n, int k, void* a, int lda,
-                          void* b, int ldb, void* c, int ldc);
+/// syrk and trsm through CLBlast (cholesky_opencl_clblast.cpp; without CLBlast they throw).
 void clblast_syrk_enqueue(void* queue, std::size_t elem_size, int n, int k, void* a, int lda,
                           void* s, int lds);
 void clblast_trsm_enqueue(void* queue, std::size_t elem_size, int m, int n, void* l, int ldl,

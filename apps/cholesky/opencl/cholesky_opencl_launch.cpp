@@ -37,15 +37,14 @@ void opencl_gemm_enqueue(void* queue, void* kernel_ptr, std::size_t elem_size, i
   // query and no clCreateKernel after the first.
   const bool cpu = common::opencl_kernel_cache().is_cpu(kCl, q);
   OpenclGemmVariant variant = opencl_gemm_variant();
-  if (variant == OpenclGemmVariant::Auto) {
-    if (common::use_clblast(!cpu && kClblastGemmByDefault))
-      return clblast_gemm_enqueue(queue, elem_size, m, n, k, a, lda, b, ldb, c, ldc);
+  const bool clblast =
+      variant == OpenclGemmVariant::Auto && common::use_clblast(!cpu && kClblastGemmByDefault);
+  if (variant == OpenclGemmVariant::Auto)
     variant = cpu ? OpenclGemmVariant::RegisterBlocked : OpenclGemmVariant::LocalMemory;
-  }
-  if (variant == OpenclGemmVariant::RegisterBlocked)
-    return common::cpu_gemm(kCl, q, kernel, elem_size, false, true, m, n, k, -1.0,
-                            {static_cast<cl_mem>(a), 0, lda}, {static_cast<cl_mem>(b), 0, ldb}, 1.0,
-                            {static_cast<cl_mem>(c), 0, ldc});
+  if (clblast || variant == OpenclGemmVariant::RegisterBlocked)
+    return common::gemm(clblast ? common::GemmPath::Clblast : common::GemmPath::Cpu, kCl, q, kernel,
+                        elem_size, false, true, m, n, k, -1.0, {static_cast<cl_mem>(a), 0, lda},
+                        {static_cast<cl_mem>(b), 0, ldb}, 1.0, {static_cast<cl_mem>(c), 0, ldc});
   kCl.arg(kernel, 0, cl_int{m});
   kCl.arg(kernel, 1, cl_int{n});
   kCl.arg(kernel, 2, cl_int{k});

@@ -7,9 +7,6 @@ namespace {
 [[noreturn]] void missing() { throw Error("cholesky: built without CLBlast"); }
 }  // namespace
 
-void clblast_gemm_enqueue(void*, std::size_t, int, int, int, void*, int, void*, int, void*, int) {
-  missing();
-}
 void clblast_syrk_enqueue(void*, std::size_t, int, int, void*, int, void*, int) { missing(); }
 void clblast_trsm_enqueue(void*, std::size_t, int, int, void*, int, void*, int) { missing(); }
 

@@ -22,7 +22,7 @@ void clblast_gemm_enqueue(const char* who, void* queue, std::size_t elem_size, b
                           bool trans_b, int m, int n, int k, double alpha, void* a,
                           std::size_t a_off, int lda, void* b, std::size_t b_off, int ldb,
                           double beta, void* c, std::size_t c_off, int ldc) {
-  if (m == 0 || n == 0) return;
+  if (m == 0 || n == 0 || (k == 0 && beta == 1.0)) return;
   auto q = static_cast<cl_command_queue>(queue);
   const ClblastCalls blas{who};
   blas.check(elem_size == sizeof(float)
