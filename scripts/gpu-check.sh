@@ -257,7 +257,7 @@ if want qr; then
   done
   n=${qr_sizes##* }
   cap=150 row "qr-all-$n-d.json" "$conveyor" qr --n "$n" --devices all --repeat 3 --json
-  # The host's PoCL (AVX-512: the CPU OpenCL gemm's 12-column block, unmeasured elsewhere) against
+  # The host's PoCL (AVX-512: the CPU OpenCL gemm's 64-byte block, unmeasured elsewhere) against
   # LAPACKE geqrf on the same 16 cores.
   cap=90 row qr-opencl-4096-d.json "$conveyor" qr --n 4096 --devices opencl:0 --check --json
   cap=30 row qr-lapacke-4096-d.json "$build/bench/qr_geqrf_lapacke" 4096 d 3

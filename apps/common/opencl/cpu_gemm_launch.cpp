@@ -54,11 +54,9 @@ void cpu_gemm(const OpenclCalls& cl, cl_command_queue queue, cl_kernel sibling,
   else
     set_args<double>(cl, kernel, trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
   // The blocks as the kernel cuts them (cpu_gemm_source.cpp) for the device's vector width: rows of
-  // two vectors (cpu_gemm_n) or of 4 (cpu_gemm_tn); strips of 8 NR columns, NR = 12 with 64-byte
-  // vectors, else 6. Any range is correct; this one gives each work-item one block.
-  const int width = cache.native_width(cl, queue, elem_size);
-  const int rows = trans_a ? 4 : 2 * width;
-  const int cols = 8 * (width * int(elem_size) >= 64 ? 12 : 6);
+  // two vectors (cpu_gemm_n) or of 4 (cpu_gemm_tn); strips of 48 columns. Any range is correct;
+  // this one gives each work-item one block.
+  const int rows = trans_a ? 4 : 2 * cache.native_width(cl, queue, elem_size), cols = 48;
   std::size_t global[2] = {std::size_t((m + rows - 1) / rows), std::size_t((n + cols - 1) / cols)};
   cl.check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
            "clEnqueueNDRangeKernel");
