@@ -1,4 +1,5 @@
 // Enqueues the CPU devices' gemm, and either path of common::gemm (built when CMake found OpenCL).
+#include <limits>
 #include <string>
 
 #include "common/opencl/gemm.hpp"
@@ -15,7 +16,7 @@ void set_args(const OpenclCalls& cl, cl_kernel kernel, bool trans_a, bool trans_
               const ClOperand& c) {
   cl_uint i = 0;
   auto offset = [&](const ClOperand& x) {
-    if (x.off > std::size_t(2147483647))
+    if (x.off > std::size_t(std::numeric_limits<cl_int>::max()))
       throw Error(std::string(cl.who) + ": gemm offset too large");
     cl.arg(kernel, i++, x.mem);
     cl.arg(kernel, i++, cl_int(x.off));
