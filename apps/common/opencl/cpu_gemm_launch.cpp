@@ -56,10 +56,13 @@ void cpu_gemm(const OpenclCalls& cl, cl_command_queue queue, cl_kernel sibling,
     set_args<double>(cl, kernel, trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
   // The blocks as the kernel cuts them (cpu_gemm_source.cpp) for the device's vector width: rows of
   // two vectors (cpu_gemm_n) or of 4 (cpu_gemm_tn); strips of 48 columns. Any range is correct;
-  // this one gives each work-item one block.
+  // this one gives each work-item one block. Work-groups of one work-item: as fast as groups of 4
+  // or 8 on PoCL (docs/results/clblast.md), and a fixed size, so that PoCL compiles one variant of
+  // the kernel (it compiles one per work-group size), in the untimed warm-up, whatever the shape.
   const int rows = trans_a ? 4 : 2 * cache.native_width(cl, queue, elem_size), cols = 48;
   std::size_t global[2] = {std::size_t((m + rows - 1) / rows), std::size_t((n + cols - 1) / cols)};
-  cl.check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+  std::size_t local[2] = {1, 1};
+  cl.check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
            "clEnqueueNDRangeKernel");
 }
 

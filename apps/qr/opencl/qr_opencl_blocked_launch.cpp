@@ -13,7 +13,9 @@ namespace {
 constexpr common::OpenclCalls kCl{"OpenCL qr"};
 
 // One of the element-wise helpers of the codelet's program on rows x cols entries, its arguments
-// two ints then `rest`.
+// two ints then `rest`; in work-groups of a fixed size (the range rounded up: the helpers skip
+// entries past it), so that a CPU driver compiles one variant of each, in the untimed warm-up.
+constexpr std::size_t kHelperGroup = 16;
 template <typename... Rest>
 void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, int cols,
             Rest... rest) {
@@ -22,8 +24,10 @@ void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, i
   kCl.arg(kernel, index++, cl_int{rows});
   kCl.arg(kernel, index++, cl_int{cols});
   (kCl.arg(kernel, index++, rest), ...);
-  std::size_t global[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
-  kCl.check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+  std::size_t global[2], local[2] = {kHelperGroup, kHelperGroup};
+  global[0] = (std::size_t(rows) + kHelperGroup - 1) / kHelperGroup * kHelperGroup;
+  global[1] = (std::size_t(cols) + kHelperGroup - 1) / kHelperGroup * kHelperGroup;
+  kCl.check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
             "clEnqueueNDRangeKernel");
 }
 
