@@ -72,12 +72,12 @@ void tile_gemm_nt(const int m, const int n, const int k,
 // For CPU drivers (PoCL) the launcher runs the register-blocked gemm appended below
 // (common/opencl_cpu_gemm.hpp) instead: they turn a work-group into loops over its work-items, and
 // a barrier splits those loops, spilling every value live across it (the accumulators) to memory.
-#define NC 8
 
 // syrk, S <- S - A A^T on S's lower triangle, with no local memory and no barrier (work-item r owns
-// row r and eight consecutive columns: A read down the column, vectorised across work-items on CPU
+// row r and NC consecutive columns: A read down the column, vectorised across work-items on CPU
 // drivers, B as broadcasts), groups wholly above the diagonal returning at once and entries above
 // it left alone.
+#define NC 8
 __kernel __attribute__((reqd_work_group_size(32, 1, 1)))
 void tile_syrk_ln(const int n, const int k, __global const REAL* restrict a, const int lda,
                   __global REAL* restrict s, const int lds) {

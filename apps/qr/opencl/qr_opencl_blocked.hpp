@@ -26,6 +26,12 @@ struct ClMatrix {
 /// both, and is the default there.
 inline constexpr bool kClblastUpdatesByDefault = true;
 
+/// One work-item per entry of a rows x cols range for the element-wise kernel `kernel` (its
+/// arguments set), in work-groups of a fixed size (the range rounded up: the kernels skip entries
+/// past it), so that a CPU driver, which compiles one variant per group size, compiles it once, in
+/// the untimed warm-up.
+void enqueue_entries(void* queue, void* kernel, int rows, int cols);
+
 void blocked_gemqrt_enqueue(common::GemmPath path, void* queue, void* kernel, std::size_t elem_size,
                             bool transpose, int m, int n, int k, int ib, ClMatrix v, ClMatrix t,
                             ClMatrix c);

@@ -13,9 +13,7 @@ namespace {
 constexpr common::OpenclCalls kCl{"OpenCL qr"};
 
 // One of the element-wise helpers of the codelet's program on rows x cols entries, its arguments
-// two ints then `rest`; in work-groups of a fixed size (the range rounded up: the helpers skip
-// entries past it), so that a CPU driver compiles one variant of each, in the untimed warm-up.
-constexpr std::size_t kHelperGroup = 16;
+// two ints then `rest`.
 template <typename... Rest>
 void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, int cols,
             Rest... rest) {
@@ -24,11 +22,7 @@ void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, i
   kCl.arg(kernel, index++, cl_int{rows});
   kCl.arg(kernel, index++, cl_int{cols});
   (kCl.arg(kernel, index++, rest), ...);
-  std::size_t global[2], local[2] = {kHelperGroup, kHelperGroup};
-  global[0] = (std::size_t(rows) + kHelperGroup - 1) / kHelperGroup * kHelperGroup;
-  global[1] = (std::size_t(cols) + kHelperGroup - 1) / kHelperGroup * kHelperGroup;
-  kCl.check(clEnqueueNDRangeKernel(q, kernel, 2, nullptr, global, local, 0, nullptr, nullptr),
-            "clEnqueueNDRangeKernel");
+  enqueue_entries(q, kernel, rows, cols);
 }
 
 // A ClMatrix as common::gemm takes it, `rows` and `cols` further in.
@@ -120,6 +114,17 @@ void tpmqrt(const Gemm& gemm, bool transpose, int m, int n, int k, int ib, const
 }
 
 }  // namespace
+
+void enqueue_entries(void* queue, void* kernel, int rows, int cols) {
+  constexpr std::size_t group = 16;
+  std::size_t local[2] = {group, group};
+  std::size_t global[2] = {(std::size_t(rows) + group - 1) / group * group,
+                           (std::size_t(cols) + group - 1) / group * group};
+  kCl.check(
+      clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), static_cast<cl_kernel>(kernel),
+                             2, nullptr, global, local, 0, nullptr, nullptr),
+      "clEnqueueNDRangeKernel");
+}
 
 void blocked_gemqrt_enqueue(common::GemmPath path, void* queue, void* kernel, std::size_t elem_size,
                             bool transpose, int m, int n, int k, int ib, ClMatrix v, ClMatrix t,

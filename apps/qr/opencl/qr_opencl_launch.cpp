@@ -136,13 +136,7 @@ void opencl_geqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, int 
   if (m == 0 || n == 0) return;
   Args copy(sibling_kernel(kernel, "qr_copy_tile"));
   copy << m << n << a << lda << v << ldv;
-  // Groups of 16 x 16 (the range rounded up; the kernel skips what lies past the tile): one fixed
-  // size, so that a CPU driver compiles one variant, in the untimed warm-up.
-  std::size_t local[2] = {16, 16};
-  std::size_t global[2] = {(std::size_t(m) + 15) / 16 * 16, (std::size_t(n) + 15) / 16 * 16};
-  kCl.check(clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), copy.kernel(), 2, nullptr,
-                                   global, local, 0, nullptr, nullptr),
-            "clEnqueueNDRangeKernel");
+  enqueue_entries(queue, copy.kernel(), m, n);
 }
 
 void opencl_gemqrt_enqueue(void* queue, void* kernel, std::size_t elem_size, bool transpose, int m,

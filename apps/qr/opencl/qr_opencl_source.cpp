@@ -77,8 +77,8 @@ __kernel void qr_copy_tile(const int m, const int n, __global const REAL* a, con
   if (r < m && c < n) v[r + (long)c * ldv] = a[r + (long)c * lda];
 }
 
-// What the blocked updates (qr_opencl_blocked_launch.cpp) do between their gemm calls. y (m x k, ld m) <-
-// geqrt's reflectors with their unit diagonal and the zeros above it written out.
+// What the blocked updates (qr_opencl_blocked_launch.cpp) do between their gemm calls.
+// y (m x k, ld m) <- geqrt's reflectors with their unit diagonal and the zeros above it written out.
 __kernel void qr_unit_lower(const int m, const int k, __global const REAL* v, const int v_off,
                             const int ldv, __global REAL* y) {
   const int r = get_global_id(0), c = get_global_id(1);
