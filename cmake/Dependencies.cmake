@@ -56,6 +56,24 @@ if(NOT CONVEYOR_WITH_CUDA STREQUAL "OFF")
   endif()
 endif()
 conveyor_optional(CUDA CUDAToolkit_FOUND)
+# cuBLAS and cuSOLVER are opened when the first CUDA task needs them, not linked (linked, they cost
+# every process about 0.15 s at start): src/backends/cuda/cublas_calls.cpp and
+# apps/common/cuda/cuda_math.cu open each by the soname a link would record, else by the file
+# found here. CONVEYOR_CUDA_MATH_DEFINITIONS: CONVEYOR_CUBLAS_SONAME, _FILE and the cuSOLVER pair.
+set(CONVEYOR_CUDA_MATH_DEFINITIONS)
+if(CONVEYOR_HAVE_CUDA)
+  foreach(lib cublas cusolver)
+    if(NOT CUDA_${lib}_LIBRARY)
+      message(FATAL_ERROR "CUDA was found without ${lib} (CONVEYOR_WITH_CUDA=OFF builds without CUDA)")
+    endif()
+    file(REAL_PATH "${CUDA_${lib}_LIBRARY}" file)
+    get_filename_component(name "${file}" NAME)
+    string(REGEX MATCH "^lib[A-Za-z]+\\.so(\\.[0-9]+)?" soname "${name}")
+    string(TOUPPER ${lib} upper)
+    list(APPEND CONVEYOR_CUDA_MATH_DEFINITIONS "CONVEYOR_${upper}_SONAME=\"${soname}\""
+         "CONVEYOR_${upper}_FILE=\"${file}\"")
+  endforeach()
+endif()
 
 set(_hwloc_found FALSE)
 set(_numa_found FALSE)

@@ -93,7 +93,7 @@ if(CONVEYOR_HAVE_OPENCL)
   conveyor_pc_add_library(${OpenCL_LIBRARY})
 endif()
 if(CONVEYOR_HAVE_CUDA)
-  foreach(lib cudart_static cublas cusolver)
+  foreach(lib cudart_static)  # cuBLAS and cuSOLVER are opened at run time
     conveyor_pc_add_library(${CUDA_${lib}_LIBRARY})
   endforeach()
   list(APPEND conveyor_pc_libs -ldl -lrt)

@@ -24,7 +24,8 @@ while [ $# -gt 0 ]; do
 done
 build=build/$preset
 [ -x "$build/tools/conveyor/conveyor" ] || { echo "gpu-bundle: no build in $build (cmake --preset $preset && cmake --build $build)" >&2; exit 2; }
-ldd "$build/tools/conveyor/conveyor" | grep -q libcublas ||
+# A CUDA build names cuBLAS in its binaries (opened at run time: the GPU machine's toolkit has it).
+grep -qa libcublas "$build/tools/conveyor/conveyor" ||
   echo "gpu-bundle: warning: $build was built without CUDA (nvcc not found at configure time?)" >&2
 
 stage=$(mktemp -d)

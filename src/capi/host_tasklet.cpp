@@ -24,7 +24,7 @@ struct HostArgs {
 };
 static_assert(sizeof(HostArgs) <= 64, "the runtime copies at most 64 bytes of task arguments");
 
-thread_local AccessList t_accesses;
+thread_local AccessList t_host_accesses;
 
 }  // namespace
 
@@ -57,7 +57,7 @@ extern "C" conveyor_status conveyor_tasklet_create(conveyor_runtime* runtime, co
     require(nargs >= 0 && (nargs == 0 || args != nullptr), "nargs > 0 but args is NULL");
     require(n_in >= 0 && (n_in == 0 || in_deps != nullptr), "n_in > 0 but in_deps is NULL");
     require(n_out >= 0 && (n_out == 0 || out_deps != nullptr), "n_out > 0 but out_deps is NULL");
-    AccessList& accesses = t_accesses;
+    AccessList& accesses = t_host_accesses;
     AccessListScope scope(accesses);
     for (int i = 0; i < n_in; ++i) accesses.add_dependency(runtime->ranges, in_deps[i], false);
     for (int i = 0; i < n_out; ++i) accesses.add_dependency(runtime->ranges, out_deps[i], true);

@@ -14,7 +14,7 @@ namespace conveyor::capi {
 namespace {
 
 constexpr std::size_t kMaxValueBytes = 256;
-thread_local AccessList t_accesses;
+thread_local AccessList t_target_accesses;
 
 std::unique_ptr<TargetPayload> make_payload(conveyor_kernel& kernel, int nargs,
                                             const conveyor_arg* args,
@@ -84,7 +84,7 @@ extern "C" conveyor_status conveyor_tasklet_target_create(
     require(n_in >= 0 && (n_in == 0 || in_deps != nullptr), "n_in > 0 but in_deps is NULL");
     require(n_out >= 0 && (n_out == 0 || out_deps != nullptr), "n_out > 0 but out_deps is NULL");
     require(n_maps >= 0 && (n_maps == 0 || maps != nullptr), "n_maps > 0 but maps is NULL");
-    AccessList& accesses = t_accesses;
+    AccessList& accesses = t_target_accesses;
     AccessListScope scope(accesses);
 
     std::vector<int> map_buffers(static_cast<std::size_t>(n_maps));

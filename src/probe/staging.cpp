@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <thread>
 
 #include "conveyor/device.hpp"
@@ -12,6 +11,7 @@
 #include "conveyor/pipeline.hpp"
 #include "conveyor/topology.hpp"
 #include "conveyor/units.hpp"
+#include "core/seconds_of.hpp"
 #include "core/thread_team.hpp"
 #include "plan.hpp"
 #include "stream/plain.hpp"
@@ -22,13 +22,6 @@ namespace {
 constexpr std::size_t kNearBytes = std::size_t{1} << 20;  // per input: two fit in any L3
 constexpr int kNearPasses = 16;
 constexpr int kDepth = 4;  // the pipeline's default ring
-
-template <typename F>
-double seconds_of(F&& f) {
-  auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 
@@ -59,7 +52,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
       const BlockKernel kernel = stream_block_kernel(k, StreamVariant::Tuned, 3.0);
       const BlockArrays arrays = stream_block_arrays(k, a.get(), b.get(), c.get(), n);
       auto t = measure(plan.repeats, plan.budget_s, [&] {
-        return seconds_of([&] { stream::plain_run(team, kernel, arrays); });
+        return core::seconds_of([&] { stream::plain_run(team, kernel, arrays); });
       });
       cal.plain.push_back({threads, std::string(traits(k).name),
                            static_cast<double>(stream_bytes_per_element(k) * n) / t.best / 1e9});
@@ -72,7 +65,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
     const BlockKernel dot = stream_block_kernel(StreamKernel::Dot, StreamVariant::Tuned, 0);
     const BlockArrays near{a.get(), b.get(), nullptr, m};
     auto t = measure(plan.repeats, plan.budget_s, [&] {
-      return seconds_of([&] {
+      return core::seconds_of([&] {
         for (int pass = 0; pass < kNearPasses; ++pass) stream::plain_run(one, dot, near);
       });
     });
@@ -105,7 +98,7 @@ StagingCalibration probe_staging(const StagingPlan& plan, const ProbeOptions& op
     const BlockKernel copy = stream_block_kernel(StreamKernel::Copy, StreamVariant::Tuned, 0);
     const BlockArrays arrays =
         stream_block_arrays(StreamKernel::Copy, a.get(), b.get(), c.get(), n);
-    auto once = [&](int i) { return seconds_of([&] { pipelines[i]->run(copy, arrays); }); };
+    auto once = [&](int i) { return core::seconds_of([&] { pipelines[i]->run(copy, arrays); }); };
     once(0);
     once(1);
     double best_s[2] = {1e30, 1e30}, spent = 0;

@@ -12,7 +12,7 @@
 namespace conveyor {
 namespace {
 
-constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 40;
+constexpr std::uint64_t kMaxPipelineCount = std::uint64_t{1} << 40;
 
 // The device a row ran on: the CPU, or the device a device mover names ("opencl" = "opencl:0").
 std::string device_of(const std::string& mover) {
@@ -45,8 +45,9 @@ void plan_staging(const PipelineRequest& r, PipelineSweepOptions& o) {
 void plan_stream_part(const PipelineRequest& r, PipelineSweepOptions& o) {
   if (!r.elements.empty() && !r.size.empty())
     throw UsageError("--elements and --size both set the array length: give one");
-  if (!r.elements.empty()) o.elements = parse_bytes(r.elements, "--elements", kMaxCount);
-  if (!r.size.empty()) o.elements = parse_bytes(r.size, "--size", kMaxCount) / sizeof(double);
+  if (!r.elements.empty()) o.elements = parse_bytes(r.elements, "--elements", kMaxPipelineCount);
+  if (!r.size.empty())
+    o.elements = parse_bytes(r.size, "--size", kMaxPipelineCount) / sizeof(double);
   if (o.elements == 0) throw UsageError("--elements: must be at least 1");
   if (!r.threads.empty()) o.threads = parse_list(r.threads, "--threads");
   if (r.kernels) o.kernels = parse_stream_kernels(*r.kernels);

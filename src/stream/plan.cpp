@@ -12,7 +12,7 @@
 namespace conveyor {
 namespace {
 
-constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 60;
+constexpr std::uint64_t kMaxStreamCount = std::uint64_t{1} << 60;
 
 int hardware_threads() {
   int n = 0;
@@ -27,10 +27,10 @@ StreamOptions base_options(const StreamRequest& r) {
     throw UsageError("--elements and --size both set the array length: give one");
   if (r.numa >= 0 && !r.tier.empty()) throw UsageError("--numa and --tier exclude each other");
   if (!r.elements.empty()) {
-    base.config.elements = parse_bytes(r.elements, "--elements", kMaxCount);
+    base.config.elements = parse_bytes(r.elements, "--elements", kMaxStreamCount);
     if (base.config.elements == 0) throw UsageError("--elements: must be at least 1");
   } else if (!r.size.empty()) {
-    std::uint64_t bytes = parse_bytes(r.size, "--size", kMaxCount);
+    std::uint64_t bytes = parse_bytes(r.size, "--size", kMaxStreamCount);
     if (bytes < sizeof(double))
       throw UsageError(fmt::format("--size: {} is less than one double (8 bytes)", r.size));
     base.config.elements = bytes / sizeof(double);

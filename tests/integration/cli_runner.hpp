@@ -44,6 +44,21 @@ inline CliResult run_program(const std::string& program, const std::string& args
 /// Runs `conveyor ARGS` (see run_program).
 inline CliResult run_cli(const std::string& args) { return run_program(CONVEYOR_CLI, args); }
 
+/// Whether `conveyor devices` lists opencl:0 (asked once per test binary).
+inline bool opencl_present() {
+  static const bool present = run_cli("devices --json").out.find("opencl:0") != std::string::npos;
+  return present;
+}
+
+/// Whether this build runs `conveyor qr` (it needs LAPACKE; asked once per test binary).
+inline bool qr_available() {
+  static const bool available = [] {
+    CliResult r = run_cli("qr --n 8 --block 8 --no-warmup --json");
+    return r.exit_code == 0 || r.err.find("needs LAPACKE") == std::string::npos;
+  }();
+  return available;
+}
+
 /// Counts the lines of `text`.
 inline int line_count(const std::string& text) {
   int n = 0;

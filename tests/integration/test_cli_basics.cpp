@@ -27,6 +27,21 @@ TEST(CliBasics, UnknownCommandIsOneLineAndExitTwo) {
   EXPECT_EQ(line_count(r.err), 1) << r.err;
 }
 
+// cuBLAS and cuSOLVER (with the cuBLASLt, cuSPARSE and nvJitLink they load) cost a process about
+// 0.15 s at start: they are opened by the first CUDA task, never by a run without one. The loader's
+// list of what it loaded (LD_DEBUG=files) must name the BLAS the CPU kernels use and no CUDA
+// library.
+TEST(CliStartup, RunsWithoutACudaTaskNeverLoadCublasOrCusolver) {
+  for (const char* args : {"--help", "devices", "cholesky --n 128 --block 32 --devices cpu --check",
+                           "qr --n 64 --block 32 --check"}) {
+    CliResult r = run_program(std::string("LD_DEBUG=files ") + CONVEYOR_CLI, args);
+    ASSERT_TRUE(r.exit_code == 0 || r.err.find("needs LAPACKE") != std::string::npos) << args;
+    EXPECT_NE(r.err.find("libfmt"), std::string::npos) << args << ": no list of loaded libraries";
+    EXPECT_EQ(r.err.find("libcublas"), std::string::npos) << args;
+    EXPECT_EQ(r.err.find("libcusolver"), std::string::npos) << args;
+  }
+}
+
 TEST(CliDevices, TableNamesTheCpu) {
   CliResult r = run_cli("devices");
   ASSERT_EQ(r.exit_code, 0) << r.err;

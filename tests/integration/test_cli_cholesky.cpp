@@ -16,15 +16,6 @@
 namespace conveyor::test {
 namespace {
 
-bool has_opencl_device() {
-  CliResult r = run_cli("devices --json");
-  if (r.exit_code != 0) return false;
-  auto doc = nlohmann::json::parse(r.out);
-  for (const auto& d : doc["results"])
-    if (d["id"] == "opencl:0") return true;
-  return false;
-}
-
 TEST(CliCholesky, CheckedCpuRunPrintsGflopsAndCopies) {
   CliResult r = run_cli("cholesky --n 300 --block 64 --cpus 2 --check");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -79,7 +70,7 @@ TEST(CliCholesky, CsvHasOneLinePerConfiguration) {
 }
 
 TEST(CliCholesky, GemmOnTheOpenclDeviceMakesTheSeedsCopies) {
-  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  if (!opencl_present()) GTEST_SKIP() << "no OpenCL device";
   // 8 x 8 tiles: 56 gemm. Coherent: 21 updated tiles in and out once, 27 panel tiles in once.
   CliResult r = run_cli(
       "cholesky --n 128 --block 16 --precision s --devices cpu,opencl:0 --offload gemm "
@@ -101,7 +92,7 @@ TEST(CliCholesky, GemmOnTheOpenclDeviceMakesTheSeedsCopies) {
 
 // Out of core: 8 x 8 tiles of 8 KiB (a 512 KiB matrix) through room for 8 tiles on the device.
 TEST(CliCholesky, MatrixLargerThanTheDeviceMemoryFactorisesOutOfCore) {
-  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  if (!opencl_present()) GTEST_SKIP() << "no OpenCL device";
   CliResult r = run_cli(
       "cholesky --n 256 --block 32 --devices cpu,opencl:0 --offload gemm --device-memory 64KiB "
       "--check --json");
@@ -122,7 +113,7 @@ TEST(CliCholesky, MatrixLargerThanTheDeviceMemoryFactorisesOutOfCore) {
 // --prefetch on,off: the same factorisation twice, side by side, with the same copies (device
 // memory is not short), and the prefetches counted in the table.
 TEST(CliCholesky, PrefetchOnAndOffRunSideBySide) {
-  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  if (!opencl_present()) GTEST_SKIP() << "no OpenCL device";
   CliResult r = run_cli(
       "cholesky --n 256 --block 32 --devices cpu,opencl:0 --offload gemm --prefetch on,off "
       "--check --json");
@@ -143,7 +134,7 @@ TEST(CliCholesky, AllDevicesMeansTheCpusAndEveryDevice) {
   auto row = nlohmann::json::parse(r.out)["results"][0];
   std::string devices = row["devices"];
   EXPECT_EQ(devices.rfind("cpu", 0), 0u) << devices;
-  EXPECT_EQ(devices.find("opencl:0") != std::string::npos, has_opencl_device()) << devices;
+  EXPECT_EQ(devices.find("opencl:0") != std::string::npos, opencl_present()) << devices;
   EXPECT_EQ(row["check"], "passed");
 }
 

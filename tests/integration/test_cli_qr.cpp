@@ -14,11 +14,6 @@ namespace conveyor::test {
 namespace {
 
 // A build without LAPACKE refuses qr (exit 2, "needs LAPACKE"): the runs below are skipped there.
-bool qr_available() {
-  CliResult r = run_cli("qr --n 8 --block 8 --no-warmup --json");
-  return r.exit_code == 0 || r.err.find("needs LAPACKE") == std::string::npos;
-}
-
 #define SKIP_WITHOUT_QR() \
   if (!qr_available()) GTEST_SKIP() << "built without LAPACKE"
 

@@ -16,18 +16,6 @@ const std::string kPlatforms = std::string(CONVEYOR_SOURCE_DIR) + "/platforms/";
 
 // A build without LAPACKE refuses qr (exit 2, "needs LAPACKE"): the runs below are skipped there.
 // Both asked once per process (each is a run of the CLI).
-bool qr_available() {
-  static const bool available = [] {
-    CliResult r = run_cli("qr --n 8 --block 8 --no-warmup --json");
-    return r.exit_code == 0 || r.err.find("needs LAPACKE") == std::string::npos;
-  }();
-  return available;
-}
-bool opencl_present() {
-  static const bool present = run_cli("devices --json").out.find("opencl:0") != std::string::npos;
-  return present;
-}
-
 #define SKIP_WITHOUT_QR_OR_OPENCL()                             \
   if (!qr_available()) GTEST_SKIP() << "built without LAPACKE"; \
   if (!opencl_present()) GTEST_SKIP() << "no opencl:0 (no OpenCL)"

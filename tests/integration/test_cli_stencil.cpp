@@ -11,10 +11,6 @@
 namespace conveyor::test {
 namespace {
 
-bool opencl_present() {
-  return run_cli("devices --json").out.find("opencl:0") != std::string::npos;
-}
-
 TEST(CliStencil, CheckedCpuRunPrintsGbsAndPasses) {
   CliResult r = run_cli("stencil --n 300 --block 64 --sweeps 4 --cpus 2 --check");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -334,7 +334,7 @@ void print_workers(std::ostream& out, const nlohmann::json& rows) {
           r["calibration_tasks"].get<std::uint64_t>());
 }
 
-void print_tables(std::ostream& out, const Report& report) {
+void print_cholesky_tables(std::ostream& out, const Report& report) {
   const auto& rows = report.results();
   if (rows.empty()) return;
   const auto& first = rows.front();
@@ -392,7 +392,7 @@ void run_on_this_node(const CholeskyCliOptions& o, const std::vector<ch::RunConf
   if (o.runtime.check)
     report.add_note(
         "residual = ||A - L L^T||_F / ||A||_F, accepted up to 8 sqrt(n) * unit roundoff");
-  emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
+  emit(report, o.output, [&](std::ostream& out) { print_cholesky_tables(out, report); });
   if (!failures.empty()) throw ValidationError("cholesky: check failed: " + join(failures, "; "));
 }
 
@@ -477,7 +477,7 @@ void add_simulation_options(CLI::App& command, CholeskyCliOptions& o) {
       ->option_text("LIST");
 }
 
-constexpr const char* kExamples =
+constexpr const char* kCholeskyExamples =
     "Examples:\n"
     "  conveyor cholesky --n 4096 --block 256 --check             CPU workers only\n"
     "  conveyor cholesky --n 4096 --block 256 --devices all       CPUs + every device, model "
@@ -518,7 +518,7 @@ void add_cholesky_command(CLI::App& app) {
   add_simulation_options(*command, *o);
   add_output_options(*command, o->output);
   add_quiet_option(*command, o->output);
-  command->footer(kExamples);
+  command->footer(kCholeskyExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_cholesky_command(*o);

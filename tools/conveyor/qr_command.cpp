@@ -139,7 +139,7 @@ void print_copies(std::ostream& out, const nlohmann::json& rows) {
   copies_table(rows, {"precision", "devices"}).print(out);
 }
 
-void print_tables(std::ostream& out, const Report& report) {
+void print_qr_tables(std::ostream& out, const Report& report) {
   const auto& rows = report.results();
   if (rows.empty()) return;
   const auto& first = rows.front();
@@ -242,7 +242,7 @@ void run_on_this_node(const QrCliOptions& o, const ResolvedRuntime& resolved,
     }
   }
   add_notes(report, o, resolved);
-  emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
+  emit(report, o.output, [&](std::ostream& out) { print_qr_tables(out, report); });
   if (!failures.empty()) throw ValidationError("qr: check failed: " + failures.front());
 }
 
@@ -302,7 +302,7 @@ void add_tree_option(CLI::App& command, QrCliOptions& o) {
                    "pipelines better from step to step (docs/qr.md compares them)");
 }
 
-constexpr const char* kExamples =
+constexpr const char* kQrExamples =
     "Examples:\n"
     "  conveyor qr --n 4096 --check                      all cores, tile size chosen, checked\n"
     "  conveyor qr --n 2048 --block 256 --ib 32 --precision s,d\n"
@@ -338,7 +338,7 @@ void add_qr_command(CLI::App& app) {
   add_tree_option(*command, *o);
   add_output_options(*command, o->output);
   add_quiet_option(*command, o->output);
-  command->footer(kExamples);
+  command->footer(kQrExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_qr_command(*o);

@@ -95,7 +95,7 @@ nlohmann::json result_row(const st::RunConfig& c, const st::RunResult& r) {
   return row;
 }
 
-void print_tables(std::ostream& out, const Report& report) {
+void print_stencil_tables(std::ostream& out, const Report& report) {
   const auto& r = report.results().front();
   const int tiles = r["tiles"].get<int>();
   const int depth = r["temporal_block"].get<int>();
@@ -148,7 +148,7 @@ void run_on_this_node(const StencilCliOptions& o, const st::RunConfig& c,
     report.add_note(
         "check: every cell equal to a sequential run on the host (same arithmetic, same order; no "
         "tolerance)");
-  emit(report, o.output, [&](std::ostream& out) { print_tables(out, report); });
+  emit(report, o.output, [&](std::ostream& out) { print_stencil_tables(out, report); });
   if (!r.passed())
     throw ValidationError(
         fmt::format("stencil: check failed: {} cells differ from the sequential reference (largest "
@@ -191,7 +191,7 @@ void add_grid_options(CLI::App& command, StencilCliOptions& o) {
       ->option_text("D");
 }
 
-constexpr const char* kExamples =
+constexpr const char* kStencilExamples =
     "Examples:\n"
     "  conveyor stencil --n 4096 --sweeps 20 --check            CPU workers, checked\n"
     "  conveyor stencil --n 4096 --devices opencl:0 --check     the OpenCL kernel only\n"
@@ -225,7 +225,7 @@ void add_stencil_command(CLI::App& app) {
   add_runtime_options(*command, o->runtime, kStencil);
   add_output_options(*command, o->output);
   add_quiet_option(*command, o->output);
-  command->footer(kExamples);
+  command->footer(kStencilExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
     run_stencil_command(*o);

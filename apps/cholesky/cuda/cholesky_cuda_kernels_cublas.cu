@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cholesky/cuda/cholesky_cuda_kernels.hpp"
+#include "common/cuda/cuda_math.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::cholesky {
@@ -31,10 +32,10 @@ void check(cusolverStatus_t status, const char* call) {
 class StreamContext {
  public:
   explicit StreamContext(cudaStream_t stream) : stream_(stream) {
-    CONVEYOR_CHECK(cublasCreate(&blas_));
-    CONVEYOR_CHECK(cublasSetStream(blas_, stream));
-    CONVEYOR_CHECK(cusolverDnCreate(&solver_));
-    CONVEYOR_CHECK(cusolverDnSetStream(solver_, stream));
+    CONVEYOR_CHECK(common::cuda_math().cublasCreate(&blas_));
+    CONVEYOR_CHECK(common::cuda_math().cublasSetStream(blas_, stream));
+    CONVEYOR_CHECK(common::cuda_math().cusolverDnCreate(&solver_));
+    CONVEYOR_CHECK(common::cuda_math().cusolverDnSetStream(solver_, stream));
     CONVEYOR_CHECK(cudaMalloc(reinterpret_cast<void**>(&info_), sizeof(int)));
   }
   StreamContext(const StreamContext&) = delete;
@@ -43,8 +44,8 @@ class StreamContext {
     // Destructors must not throw; the driver may already be shutting down at thread exit.
     if (work_) cudaFree(work_);
     if (info_) cudaFree(info_);
-    if (solver_) cusolverDnDestroy(solver_);
-    if (blas_) cublasDestroy(blas_);
+    if (solver_) common::cuda_math().cusolverDnDestroy(solver_);
+    if (blas_) common::cuda_math().cublasDestroy(blas_);
   }
 
   cudaStream_t stream() const { return stream_; }
@@ -94,63 +95,69 @@ template <>
 void cuda_potrf<float>(void* stream, int n, float* a, int lda) {
   auto& ctx = context_for(stream);
   int lwork = 0;
-  CONVEYOR_CHECK(
-      cusolverDnSpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork));
+  CONVEYOR_CHECK(common::cuda_math().cusolverDnSpotrf_bufferSize(
+      ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork));
   auto* work = static_cast<float*>(ctx.workspace(sizeof(float) * static_cast<std::size_t>(lwork)));
-  CONVEYOR_CHECK(
-      cusolverDnSpotrf(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, work, lwork, ctx.info()));
+  CONVEYOR_CHECK(common::cuda_math().cusolverDnSpotrf(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a,
+                                                      lda, work, lwork, ctx.info()));
 }
 template <>
 void cuda_potrf<double>(void* stream, int n, double* a, int lda) {
   auto& ctx = context_for(stream);
   int lwork = 0;
-  CONVEYOR_CHECK(
-      cusolverDnDpotrf_bufferSize(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork));
+  CONVEYOR_CHECK(common::cuda_math().cusolverDnDpotrf_bufferSize(
+      ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, &lwork));
   auto* work =
       static_cast<double*>(ctx.workspace(sizeof(double) * static_cast<std::size_t>(lwork)));
-  CONVEYOR_CHECK(
-      cusolverDnDpotrf(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a, lda, work, lwork, ctx.info()));
+  CONVEYOR_CHECK(common::cuda_math().cusolverDnDpotrf(ctx.solver(), CUBLAS_FILL_MODE_LOWER, n, a,
+                                                      lda, work, lwork, ctx.info()));
 }
 
 template <>
 void cuda_trsm<float>(void* stream, int m, int n, const float* l, int ldl, float* b, int ldb) {
   const float one = 1.0f;
-  CONVEYOR_CHECK(cublasStrsm(context_for(stream).blas(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER,
-                             CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, l, ldl, b, ldb));
+  CONVEYOR_CHECK(common::cuda_math().cublasStrsm(context_for(stream).blas(), CUBLAS_SIDE_RIGHT,
+                                                 CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                                                 CUBLAS_DIAG_NON_UNIT, m, n, &one, l, ldl, b, ldb));
 }
 template <>
 void cuda_trsm<double>(void* stream, int m, int n, const double* l, int ldl, double* b, int ldb) {
   const double one = 1.0;
-  CONVEYOR_CHECK(cublasDtrsm(context_for(stream).blas(), CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER,
-                             CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, m, n, &one, l, ldl, b, ldb));
+  CONVEYOR_CHECK(common::cuda_math().cublasDtrsm(context_for(stream).blas(), CUBLAS_SIDE_RIGHT,
+                                                 CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                                                 CUBLAS_DIAG_NON_UNIT, m, n, &one, l, ldl, b, ldb));
 }
 
 template <>
 void cuda_syrk<float>(void* stream, int n, int k, const float* a, int lda, float* c, int ldc) {
   const float minus_one = -1.0f, one = 1.0f;
-  CONVEYOR_CHECK(cublasSsyrk(context_for(stream).blas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k,
-                             &minus_one, a, lda, &one, c, ldc));
+  CONVEYOR_CHECK(common::cuda_math().cublasSsyrk(context_for(stream).blas(), CUBLAS_FILL_MODE_LOWER,
+                                                 CUBLAS_OP_N, n, k, &minus_one, a, lda, &one, c,
+                                                 ldc));
 }
 template <>
 void cuda_syrk<double>(void* stream, int n, int k, const double* a, int lda, double* c, int ldc) {
   const double minus_one = -1.0, one = 1.0;
-  CONVEYOR_CHECK(cublasDsyrk(context_for(stream).blas(), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, k,
-                             &minus_one, a, lda, &one, c, ldc));
+  CONVEYOR_CHECK(common::cuda_math().cublasDsyrk(context_for(stream).blas(), CUBLAS_FILL_MODE_LOWER,
+                                                 CUBLAS_OP_N, n, k, &minus_one, a, lda, &one, c,
+                                                 ldc));
 }
 
 template <>
 void cuda_gemm<float>(void* stream, int m, int n, int k, const float* a, int lda, const float* b,
                       int ldb, float* c, int ldc) {
   const float minus_one = -1.0f, one = 1.0f;
-  CONVEYOR_CHECK(cublasSgemm(context_for(stream).blas(), CUBLAS_OP_N, CUBLAS_OP_T, m, n, k,
-                             &minus_one, a, lda, b, ldb, &one, c, ldc));
+  CONVEYOR_CHECK(common::cuda_math().cublasSgemm(context_for(stream).blas(), CUBLAS_OP_N,
+                                                 CUBLAS_OP_T, m, n, k, &minus_one, a, lda, b, ldb,
+                                                 &one, c, ldc));
 }
 template <>
 void cuda_gemm<double>(void* stream, int m, int n, int k, const double* a, int lda, const double* b,
                        int ldb, double* c, int ldc) {
   const double minus_one = -1.0, one = 1.0;
-  CONVEYOR_CHECK(cublasDgemm(context_for(stream).blas(), CUBLAS_OP_N, CUBLAS_OP_T, m, n, k,
-                             &minus_one, a, lda, b, ldb, &one, c, ldc));
+  CONVEYOR_CHECK(common::cuda_math().cublasDgemm(context_for(stream).blas(), CUBLAS_OP_N,
+                                                 CUBLAS_OP_T, m, n, k, &minus_one, a, lda, b, ldb,
+                                                 &one, c, ldc));
 }
 
 }  // namespace conveyor::apps::cholesky

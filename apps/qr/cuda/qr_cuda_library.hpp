@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda/cuda_math.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::qr::cuda_library {
@@ -38,10 +39,10 @@ class StreamContext {
  public:
   explicit StreamContext(cudaStream_t stream) : stream_(stream) {
     try {
-      CONVEYOR_QR_CHECK(cublasCreate(&blas_));
-      CONVEYOR_QR_CHECK(cublasSetStream(blas_, stream));
-      CONVEYOR_QR_CHECK(cusolverDnCreate(&solver_));
-      CONVEYOR_QR_CHECK(cusolverDnSetStream(solver_, stream));
+      CONVEYOR_QR_CHECK(common::cuda_math().cublasCreate(&blas_));
+      CONVEYOR_QR_CHECK(common::cuda_math().cublasSetStream(blas_, stream));
+      CONVEYOR_QR_CHECK(common::cuda_math().cusolverDnCreate(&solver_));
+      CONVEYOR_QR_CHECK(common::cuda_math().cusolverDnSetStream(solver_, stream));
       CONVEYOR_QR_CHECK(cudaMalloc(reinterpret_cast<void**>(&info_), sizeof(int)));
     } catch (...) {
       release();  // what was created before the failure (no destructor runs)
@@ -85,8 +86,8 @@ class StreamContext {
     for (void* block : retired_) cudaFree(block);
     if (work_) cudaFree(work_);
     if (info_) cudaFree(info_);
-    if (solver_) cusolverDnDestroy(solver_);
-    if (blas_) cublasDestroy(blas_);
+    if (solver_) common::cuda_math().cusolverDnDestroy(solver_);
+    if (blas_) common::cuda_math().cublasDestroy(blas_);
   }
 
   struct Lwork {
@@ -117,30 +118,30 @@ inline StreamContext& context_for(void* stream) {
 
 inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* a, int lda,
                                           int* lwork) {
-  return cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lwork);
+  return common::cuda_math().cusolverDnSgeqrf_bufferSize(h, m, n, a, lda, lwork);
 }
 inline cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, double* a, int lda,
                                           int* lwork) {
-  return cusolverDnDgeqrf_bufferSize(h, m, n, a, lda, lwork);
+  return common::cuda_math().cusolverDnDgeqrf_bufferSize(h, m, n, a, lda, lwork);
 }
 inline cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* a, int lda, float* tau,
                               float* work, int lwork, int* info) {
-  return cusolverDnSgeqrf(h, m, n, a, lda, tau, work, lwork, info);
+  return common::cuda_math().cusolverDnSgeqrf(h, m, n, a, lda, tau, work, lwork, info);
 }
 inline cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* a, int lda, double* tau,
                               double* work, int lwork, int* info) {
-  return cusolverDnDgeqrf(h, m, n, a, lda, tau, work, lwork, info);
+  return common::cuda_math().cusolverDnDgeqrf(h, m, n, a, lda, tau, work, lwork, info);
 }
 
 inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, float alpha, const float* a, int lda, const float* b,
                            int ldb, float beta, float* c, int ldc) {
-  return cublasSgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+  return common::cuda_math().cublasSgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 inline cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, double alpha, const double* a, int lda, const double* b,
                            int ldb, double beta, double* c, int ldc) {
-  return cublasDgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+  return common::cuda_math().cublasDgemm(h, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
 inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, cublasOperation_t ta,
@@ -148,8 +149,9 @@ inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, cublasOperation_t t
                                            const float* a, int lda, long long stride_a,
                                            const float* b, int ldb, long long stride_b, float beta,
                                            float* c, int ldc, long long stride_c, int count) {
-  return cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, a, lda, stride_a, b, ldb, stride_b,
-                                   &beta, c, ldc, stride_c, count);
+  return common::cuda_math().cublasSgemmStridedBatched(h, ta, tb, m, n, k, &alpha, a, lda, stride_a,
+                                                       b, ldb, stride_b, &beta, c, ldc, stride_c,
+                                                       count);
 }
 inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, cublasOperation_t ta,
                                            cublasOperation_t tb, int m, int n, int k, double alpha,
@@ -157,8 +159,9 @@ inline cublasStatus_t gemm_strided_batched(cublasHandle_t h, cublasOperation_t t
                                            const double* b, int ldb, long long stride_b,
                                            double beta, double* c, int ldc, long long stride_c,
                                            int count) {
-  return cublasDgemmStridedBatched(h, ta, tb, m, n, k, &alpha, a, lda, stride_a, b, ldb, stride_b,
-                                   &beta, c, ldc, stride_c, count);
+  return common::cuda_math().cublasDgemmStridedBatched(h, ta, tb, m, n, k, &alpha, a, lda, stride_a,
+                                                       b, ldb, stride_b, &beta, c, ldc, stride_c,
+                                                       count);
 }
 
 /// c = alpha op(a) b, a triangular, out of place (b and c distinct).
@@ -166,23 +169,27 @@ inline cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, cublasFillMo
                            cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
                            float alpha, const float* a, int lda, const float* b, int ldb, float* c,
                            int ldc) {
-  return cublasStrmm(h, side, uplo, trans, diag, m, n, &alpha, a, lda, b, ldb, c, ldc);
+  return common::cuda_math().cublasStrmm(h, side, uplo, trans, diag, m, n, &alpha, a, lda, b, ldb,
+                                         c, ldc);
 }
 inline cublasStatus_t trmm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t uplo,
                            cublasOperation_t trans, cublasDiagType_t diag, int m, int n,
                            double alpha, const double* a, int lda, const double* b, int ldb,
                            double* c, int ldc) {
-  return cublasDtrmm(h, side, uplo, trans, diag, m, n, &alpha, a, lda, b, ldb, c, ldc);
+  return common::cuda_math().cublasDtrmm(h, side, uplo, trans, diag, m, n, &alpha, a, lda, b, ldb,
+                                         c, ldc);
 }
 
 /// c = alpha a + beta b (no transposes); c may be a (in place, same ld), as cuBLAS allows.
 inline cublasStatus_t geam(cublasHandle_t h, int m, int n, float alpha, const float* a, int lda,
                            float beta, const float* b, int ldb, float* c, int ldc) {
-  return cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, a, lda, &beta, b, ldb, c, ldc);
+  return common::cuda_math().cublasSgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, a, lda, &beta,
+                                         b, ldb, c, ldc);
 }
 inline cublasStatus_t geam(cublasHandle_t h, int m, int n, double alpha, const double* a, int lda,
                            double beta, const double* b, int ldb, double* c, int ldc) {
-  return cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, a, lda, &beta, b, ldb, c, ldc);
+  return common::cuda_math().cublasDgeam(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, &alpha, a, lda, &beta,
+                                         b, ldb, c, ldc);
 }
 
 template <typename T>

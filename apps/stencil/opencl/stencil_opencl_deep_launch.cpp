@@ -18,7 +18,7 @@
 namespace conveyor::apps::stencil {
 namespace {
 
-constexpr common::OpenclCalls kCl{"OpenCL stencil"};
+constexpr common::OpenclCalls kDeepCl{"OpenCL stencil"};
 
 // The two scratch tiles of one queue. The queue is in order, so one task's scratch is free once the
 // next task's kernels run. It retains the queue, so that no other queue can take the address while
@@ -29,7 +29,7 @@ struct Scratch {
   std::size_t bytes = 0;  // of each tile
 
   explicit Scratch(cl_command_queue q) : queue(q) {
-    kCl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+    kDeepCl.check(clRetainCommandQueue(queue), "clRetainCommandQueue");
   }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -50,13 +50,13 @@ struct Scratch {
     if (need <= bytes) return;
     release();
     cl_context context = nullptr;
-    kCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
-              "clGetCommandQueueInfo");
+    kDeepCl.check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr),
+                  "clGetCommandQueueInfo");
     cl_int status = CL_SUCCESS;
     x = clCreateBuffer(context, CL_MEM_READ_WRITE, need, nullptr, &status);
-    kCl.check(status, "clCreateBuffer (scratch)");
+    kDeepCl.check(status, "clCreateBuffer (scratch)");
     y = clCreateBuffer(context, CL_MEM_READ_WRITE, need, nullptr, &status);
-    kCl.check(status, "clCreateBuffer (scratch)");
+    kDeepCl.check(status, "clCreateBuffer (scratch)");
     bytes = need;
   }
 };
@@ -83,8 +83,9 @@ std::shared_ptr<Scratch> scratch_for(cl_command_queue queue) {
 void enqueue(cl_command_queue queue, cl_kernel kernel, std::size_t rows, std::size_t cols) {
   if (rows == 0 || cols == 0) return;
   std::size_t global[2] = {(rows + 63) / 64 * 64, (cols + 7) / 8 * 8};
-  kCl.check(clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
-            "clEnqueueNDRangeKernel");
+  kDeepCl.check(
+      clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+      "clEnqueueNDRangeKernel");
 }
 
 }  // namespace
@@ -97,8 +98,8 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
   std::shared_ptr<Scratch> s = scratch_for(queue);
   // The program's two other kernels, this thread's own (it alone sets their arguments).
   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
-  cl_kernel sweep = cache.kernel(kCl, kernel, "jacobi_sweep");
-  cl_kernel last = cache.kernel(kCl, kernel, "jacobi_last");
+  cl_kernel sweep = cache.kernel(kDeepCl, kernel, "jacobi_sweep");
+  cl_kernel last = cache.kernel(kDeepCl, kernel, "jacobi_last");
   const Extended e = extended(t);
   s->reserve(static_cast<std::size_t>(e.size()) * sizeof(double));
 
@@ -112,10 +113,10 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
                                        static_cast<std::size_t>(col0), 0};
     const std::size_t region[3] = {static_cast<std::size_t>(height) * sizeof(double),
                                    static_cast<std::size_t>(width), 1};
-    kCl.check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(piece), s->x, src_origin,
-                                      dst_origin, region, region[0], 0,
-                                      static_cast<std::size_t>(ld_bytes), 0, 0, nullptr, nullptr),
-              "clEnqueueCopyBufferRect");
+    kDeepCl.check(clEnqueueCopyBufferRect(
+                      queue, static_cast<cl_mem>(piece), s->x, src_origin, dst_origin, region,
+                      region[0], 0, static_cast<std::size_t>(ld_bytes), 0, 0, nullptr, nullptr),
+                  "clEnqueueCopyBufferRect");
   };
   const int w = t.width, below = e.north + t.rows, right = e.west + t.cols;
   place(t.in, t.rows, t.cols, e.north, e.west);
@@ -131,39 +132,39 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
   // by every sweep from either scratch: a tile on the grid's edge copies the whole of x into y
   // (one plain copy; the sweeps overwrite the rest).
   if (t.depth > 1 && (!e.north || !e.south || !e.west || !e.east))
-    kCl.check(clEnqueueCopyBuffer(queue, s->x, s->y, 0, 0,
-                                  static_cast<std::size_t>(e.size()) * sizeof(double), 0, nullptr,
-                                  nullptr),
-              "clEnqueueCopyBuffer");
+    kDeepCl.check(clEnqueueCopyBuffer(queue, s->x, s->y, 0, 0,
+                                      static_cast<std::size_t>(e.size()) * sizeof(double), 0,
+                                      nullptr, nullptr),
+                  "clEnqueueCopyBuffer");
 
   cl_mem x = s->x, y = s->y;
   for (int step = 1; step < t.depth; ++step) {
     const Span rows = sweep_span(e.rows, e.north, e.south, step);
     const Span cols = sweep_span(e.cols, e.west, e.east, step);
     cl_kernel k = sweep;
-    kCl.arg(k, 0, x);
-    kCl.arg(k, 1, y);
-    kCl.arg(k, 2, cl_int{e.rows});
-    kCl.arg(k, 3, cl_int{rows.lo});
-    kCl.arg(k, 4, cl_int{cols.lo});
-    kCl.arg(k, 5, cl_int{rows.count()});
-    kCl.arg(k, 6, cl_int{cols.count()});
-    kCl.arg(k, 7, cl_double{c.c0});
-    kCl.arg(k, 8, cl_double{c.c1});
+    kDeepCl.arg(k, 0, x);
+    kDeepCl.arg(k, 1, y);
+    kDeepCl.arg(k, 2, cl_int{e.rows});
+    kDeepCl.arg(k, 3, cl_int{rows.lo});
+    kDeepCl.arg(k, 4, cl_int{cols.lo});
+    kDeepCl.arg(k, 5, cl_int{rows.count()});
+    kDeepCl.arg(k, 6, cl_int{cols.count()});
+    kDeepCl.arg(k, 7, cl_double{c.c0});
+    kDeepCl.arg(k, 8, cl_double{c.c1});
     enqueue(queue, k, static_cast<std::size_t>(rows.count()),
             static_cast<std::size_t>(cols.count()));
     std::swap(x, y);
   }
 
   cl_kernel l = last;
-  kCl.arg(l, 0, x);
-  kCl.arg(l, 1, static_cast<cl_mem>(t.out));
-  kCl.arg(l, 2, cl_int{t.rows});
-  kCl.arg(l, 3, cl_int{t.cols});
-  kCl.arg(l, 4, cl_int{t.bits});
-  kCl.arg(l, 5, cl_int{t.width});
-  kCl.arg(l, 6, cl_double{c.c0});
-  kCl.arg(l, 7, cl_double{c.c1});
+  kDeepCl.arg(l, 0, x);
+  kDeepCl.arg(l, 1, static_cast<cl_mem>(t.out));
+  kDeepCl.arg(l, 2, cl_int{t.rows});
+  kDeepCl.arg(l, 3, cl_int{t.cols});
+  kDeepCl.arg(l, 4, cl_int{t.bits});
+  kDeepCl.arg(l, 5, cl_int{t.width});
+  kDeepCl.arg(l, 6, cl_double{c.c0});
+  kDeepCl.arg(l, 7, cl_double{c.c1});
   enqueue(queue, l, static_cast<std::size_t>(t.rows), static_cast<std::size_t>(t.cols));
 
   // The output's strips and corners, for the neighbours' tasks of the next round: rectangles of
@@ -176,10 +177,10 @@ void opencl_jacobi_deep_enqueue(void* queue_ptr, void* kernel_ptr, const DeepTil
     const std::size_t dst_origin[3] = {0, 0, 0};
     const std::size_t region[3] = {static_cast<std::size_t>(height) * sizeof(double),
                                    static_cast<std::size_t>(width), 1};
-    kCl.check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(t.out), static_cast<cl_mem>(piece),
-                                      src_origin, dst_origin, region, tile_ld, 0, region[0], 0, 0,
-                                      nullptr, nullptr),
-              "clEnqueueCopyBufferRect");
+    kDeepCl.check(clEnqueueCopyBufferRect(queue, static_cast<cl_mem>(t.out),
+                                          static_cast<cl_mem>(piece), src_origin, dst_origin,
+                                          region, tile_ld, 0, region[0], 0, 0, nullptr, nullptr),
+                  "clEnqueueCopyBufferRect");
   };
   const int last_row = t.rows - w, last_col = t.cols - w;
   take(t.out_strips[0], w, t.cols, 0, 0);

@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -8,6 +7,7 @@
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
 #include "conveyor/topology.hpp"
+#include "core/seconds_of.hpp"
 #include "cpu_device.hpp"
 #include "cpu_probe_target.hpp"
 
@@ -17,13 +17,6 @@ namespace {
 // Below this a copy stays on the calling core: waking the team costs more than it saves.
 constexpr std::size_t kParallelCopyBytes = 256 * 1024;
 constexpr std::size_t kPageBytes = 4096;
-
-template <typename F>
-double host_seconds(F&& body) {
-  auto start = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 int all_cores() {
   int cores = static_cast<int>(host_topology().cores.size());
@@ -72,8 +65,8 @@ double CpuProbeTarget::transfer(Direction direction, MemoryModel model, std::siz
   target_.ensure(team_, bytes);
   std::byte* from = source_.data();
   std::byte* to = target_.data();
-  if (bytes < kParallelCopyBytes) return host_seconds([&] { std::memcpy(to, from, bytes); });
-  return host_seconds([&] {
+  if (bytes < kParallelCopyBytes) return core::seconds_of([&] { std::memcpy(to, from, bytes); });
+  return core::seconds_of([&] {
     team_.run([&](int member) {
       auto [begin, end] = share(bytes, member, team_.size());
       std::memcpy(to + begin, from + begin, end - begin);
@@ -83,14 +76,14 @@ double CpuProbeTarget::transfer(Direction direction, MemoryModel model, std::siz
 
 double CpuProbeTarget::dispatch_enqueue(int count) {
   if (count <= 0) throw UsageError(fmt::format("dispatch count must be positive, not {}", count));
-  return host_seconds([&] {
+  return core::seconds_of([&] {
            for (int i = 0; i < count; ++i) team_.run([](int) {});
          }) /
          count;
 }
 
 double CpuProbeTarget::dispatch_roundtrip() {
-  return host_seconds([&] { team_.run([](int) {}); });
+  return core::seconds_of([&] { team_.run([](int) {}); });
 }
 
 double CpuProbeTarget::memory_task(MemoryModel model, std::size_t bytes) {
@@ -100,7 +93,7 @@ double CpuProbeTarget::memory_task(MemoryModel model, std::size_t bytes) {
   source_.ensure(team_, count * sizeof(float));
   float* x = reinterpret_cast<float*>(source_.data());
   // The same update as the device kernels; scale and offset keep values bounded over repeats.
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     team_.run([&](int member) {
       auto [begin, end] = share(count, member, team_.size());
       for (std::size_t i = begin; i < end; ++i) x[i] = x[i] * 0.5f + 1.0f;

@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 
 #include "conveyor/error.hpp"
 #include "core/md5.hpp"
+#include "core/seconds_of.hpp"
 #include "cpu_probe_target.hpp"
 #include "sgemm.hpp"
 
@@ -21,13 +21,6 @@ namespace conveyor::backend::cpu {
 namespace {
 
 constexpr std::size_t kParallelMessages = 256;
-
-template <typename F>
-double host_seconds(F&& body) {
-  auto start = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 void md5_range(const std::uint8_t* messages, std::uint8_t* digests, std::size_t begin,
                std::size_t end) {
@@ -45,14 +38,14 @@ double CpuProbeTarget::matmul(int n, const float* a, const float* b, float* c) {
   if (n <= 0) throw UsageError(fmt::format("matmul: n must be positive, not {}", n));
 #ifdef CONVEYOR_HAVE_OPENBLAS
   // OpenBLAS runs its own threads over all cores and picks one core for small products itself.
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
   });
 #else
   constexpr double kParallelFlops = 2.0 * 64 * 64 * 64;  // below: one core
   if (2.0 * n * n * n < kParallelFlops)
-    return host_seconds([&] { blocked_sgemm_rows(n, a, b, c, 0, n); });
-  return host_seconds([&] {
+    return core::seconds_of([&] { blocked_sgemm_rows(n, a, b, c, 0, n); });
+  return core::seconds_of([&] {
     team_.run([&](int member) {
       auto [begin, end] = share(static_cast<std::size_t>(n), member, team_.size());
       blocked_sgemm_rows(n, a, b, c, static_cast<int>(begin), static_cast<int>(end));
@@ -64,8 +57,8 @@ double CpuProbeTarget::matmul(int n, const float* a, const float* b, float* c) {
 double CpuProbeTarget::md5(std::size_t count, const std::uint8_t* messages, std::uint8_t* digests) {
   if (count == 0) throw UsageError("md5: at least one message is needed");
   if (count < kParallelMessages)
-    return host_seconds([&] { md5_range(messages, digests, 0, count); });
-  return host_seconds([&] {
+    return core::seconds_of([&] { md5_range(messages, digests, 0, count); });
+  return core::seconds_of([&] {
     team_.run([&](int member) {
       auto [begin, end] = share(count, member, team_.size());
       md5_range(messages, digests, begin, end);

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "conveyor/error.hpp"
+#include "cublas_calls.hpp"
 
 namespace conveyor::backend::cuda {
 namespace {
@@ -29,8 +30,9 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* file, int
 }
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
-  throw DeviceError(fmt::format("{} failed: {}: {} ({}:{})", call, cublasGetStatusName(status),
-                                cublasGetStatusString(status), short_path(file), line));
+  throw DeviceError(
+      fmt::format("{} failed: {}: {} ({}:{})", call, cublas_calls().cublasGetStatusName(status),
+                  cublas_calls().cublasGetStatusString(status), short_path(file), line));
 }
 
 }  // namespace conveyor::backend::cuda

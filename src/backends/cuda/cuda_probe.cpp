@@ -4,13 +4,14 @@
 #include <cublas_v2.h>
 #include <fmt/format.h>
 
-#include <chrono>
 #include <limits>
 
 #include "check.hpp"
 #include "conveyor/error.hpp"
 #include "conveyor/probe.hpp"
 #include "copy_engine.hpp"
+#include "core/seconds_of.hpp"
+#include "cublas_calls.hpp"
 #include "cuda_device.hpp"
 #include "kernels.hpp"
 #include "memory.hpp"
@@ -19,16 +20,9 @@ namespace conveyor::backend::cuda {
 namespace {
 
 struct CublasDestroy {
-  void operator()(cublasHandle_t h) const noexcept { cublasDestroy(h); }
+  void operator()(cublasHandle_t h) const noexcept { cublas_calls().cublasDestroy(h); }
 };
 using Cublas = std::unique_ptr<cublasContext, CublasDestroy>;
-
-template <class Work>
-double host_seconds(Work&& work) {
-  const auto start = std::chrono::steady_clock::now();
-  work();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 class CudaProbeTarget final : public ProbeTarget {
  public:
@@ -65,7 +59,7 @@ class CudaProbeTarget final : public ProbeTarget {
     void* device = device_.reserve(bytes);
     if (direction == Direction::DeviceToDevice) {
       void* other = device_other_.reserve(bytes);
-      return host_seconds([&] { engine_.wait(engine_.copy(other, device, bytes)); });
+      return core::seconds_of([&] { engine_.wait(engine_.copy(other, device, bytes)); });
     }
     const bool to_device = direction == Direction::HostToDevice;
     if (model == MemoryModel::Mapped) {
@@ -73,13 +67,13 @@ class CudaProbeTarget final : public ProbeTarget {
       void* host = mapped_device_pointer(mapped_.reserve(bytes));
       void* dst = to_device ? device : host;
       const void* src = to_device ? host : device;
-      return host_seconds([&] {
+      return core::seconds_of([&] {
         CONVEYOR_CUDA_CHECK(launch_copy_bytes(dst, src, bytes, max_blocks_, stream()));
         CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(stream()));
       });
     }
     void* host = host_buffer(model, bytes);
-    return host_seconds([&] {
+    return core::seconds_of([&] {
       engine_.wait(to_device ? engine_.copy(device, host, bytes)
                              : engine_.copy(host, device, bytes));
     });
@@ -88,7 +82,7 @@ class CudaProbeTarget final : public ProbeTarget {
   double dispatch_enqueue(int count) override {
     if (count < 1) throw UsageError(fmt::format("dispatch count must be positive, not {}", count));
     use_device(ordinal_);
-    const double enqueue = host_seconds([&] {
+    const double enqueue = core::seconds_of([&] {
       for (int i = 0; i < count; ++i) CONVEYOR_CUDA_CHECK(launch_empty(stream()));
     });
     CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -97,7 +91,7 @@ class CudaProbeTarget final : public ProbeTarget {
 
   double dispatch_roundtrip() override {
     use_device(ordinal_);
-    return host_seconds([&] {
+    return core::seconds_of([&] {
       CONVEYOR_CUDA_CHECK(launch_empty(stream()));
       CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(stream()));
     });
@@ -108,14 +102,14 @@ class CudaProbeTarget final : public ProbeTarget {
     const std::size_t floats = bytes / sizeof(float);
     if (model == MemoryModel::Mapped) {
       auto* data = static_cast<float*>(mapped_device_pointer(mapped_.reserve(bytes)));
-      return host_seconds([&] {
+      return core::seconds_of([&] {
         CONVEYOR_CUDA_CHECK(launch_touch(data, floats, max_blocks_, stream()));
         CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(stream()));
       });
     }
     void* host = host_buffer(model, bytes);
     void* device = device_.reserve(bytes);
-    return host_seconds([&] {
+    return core::seconds_of([&] {
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream()));
       CONVEYOR_CUDA_CHECK(launch_touch(static_cast<float*>(device), floats, max_blocks_, stream()));
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream()));
@@ -133,16 +127,16 @@ class CudaProbeTarget final : public ProbeTarget {
     float* dc = db + elements;
     if (!cublas_) {
       cublasHandle_t handle = nullptr;
-      CONVEYOR_CUDA_CHECK(cublasCreate(&handle));
+      CONVEYOR_CUDA_CHECK(cublas_calls().cublasCreate(&handle));
       cublas_.reset(handle);
-      CONVEYOR_CUDA_CHECK(cublasSetStream(handle, stream()));
+      CONVEYOR_CUDA_CHECK(cublas_calls().cublasSetStream(handle, stream()));
     }
     // Row-major A, B, C read as column-major are A^T, B^T, C^T, and C^T = B^T A^T: swapping the
     // operands computes the row-major product with no transposition.
     const float one = 1.0f, zero = 0.0f;
     auto sgemm = [&] {
-      CONVEYOR_CUDA_CHECK(cublasSgemm(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, db, n,
-                                      da, n, &zero, dc, n));
+      CONVEYOR_CUDA_CHECK(cublas_calls().cublasSgemm(cublas_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n,
+                                                     n, &one, db, n, da, n, &zero, dc, n));
     };
     if (n != warm_n_) {
       // cuBLAS loads the kernel it picks for a shape on first use; keep that out of the timing.
@@ -150,7 +144,7 @@ class CudaProbeTarget final : public ProbeTarget {
       CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(stream()));
       warm_n_ = n;
     }
-    return host_seconds([&] {
+    return core::seconds_of([&] {
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(da, a, bytes, cudaMemcpyHostToDevice, stream()));
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(db, b, bytes, cudaMemcpyHostToDevice, stream()));
       sgemm();
@@ -167,7 +161,7 @@ class CudaProbeTarget final : public ProbeTarget {
     use_device(ordinal_);
     auto* in = static_cast<std::uint8_t*>(hashes_.reserve(count * (kMessage + kDigest)));
     std::uint8_t* out = in + count * kMessage;
-    return host_seconds([&] {
+    return core::seconds_of([&] {
       CONVEYOR_CUDA_CHECK(
           cudaMemcpyAsync(in, messages, count * kMessage, cudaMemcpyHostToDevice, stream()));
       CONVEYOR_CUDA_CHECK(launch_md5(in, out, count, max_blocks_, stream()));

@@ -145,7 +145,7 @@ double OpenCLProbeTarget::matmul(int n, const float* a, const float* b, float* c
   set_arg(kernel, 3, static_cast<cl_int>(n));
   const std::size_t global[2] = {round_up(n, tile_), round_up(n, tile_)};
   const std::size_t local[2] = {tile_, tile_};
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     cl_command_queue q = queue_.get();
     CONVEYOR_CL_CHECK(
         clEnqueueWriteBuffer(q, matrix_a_.get(), CL_FALSE, 0, bytes, a, 0, nullptr, nullptr));
@@ -179,7 +179,7 @@ double OpenCLProbeTarget::md5(std::size_t count, const std::uint8_t* messages,
   set_arg(kernel, 0, messages_.get());
   set_arg(kernel, 1, digests_.get());
   set_arg(kernel, 2, static_cast<cl_ulong>(count));
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     cl_command_queue q = queue_.get();
     CONVEYOR_CL_CHECK(clEnqueueWriteBuffer(q, messages_.get(), CL_FALSE, 0, count * kMessage,
                                            messages, 0, nullptr, nullptr));

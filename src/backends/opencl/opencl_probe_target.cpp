@@ -84,7 +84,7 @@ double OpenCLProbeTarget::transfer(Direction direction, MemoryModel model, std::
     std::size_t size = std::max(bytes, device_.size());
     ensure_device(size);
     peer_.ensure(context_->get(), queue_.get(), size);
-    double t = host_seconds([&] {
+    double t = core::seconds_of([&] {
       CONVEYOR_CL_CHECK(clEnqueueCopyBuffer(queue_.get(), device_.get(), peer_.get(), 0, 0, bytes,
                                             0, nullptr, nullptr));
       CONVEYOR_CL_CHECK(clFinish(queue_.get()));
@@ -105,7 +105,7 @@ double OpenCLProbeTarget::transfer(Direction direction, MemoryModel model, std::
 
 double OpenCLProbeTarget::transfer_copy(Direction direction, std::byte* host, std::size_t bytes) {
   ensure_device(bytes);
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     if (direction == Direction::HostToDevice)
       CONVEYOR_CL_CHECK(clEnqueueWriteBuffer(queue_.get(), device_.get(), CL_TRUE, 0, bytes, host,
                                              0, nullptr, nullptr));
@@ -130,7 +130,7 @@ double OpenCLProbeTarget::transfer_mapped(Direction direction, MemoryModel model
   CONVEYOR_CL_CHECK(clFinish(queue_.get()));
   bool h2d = direction == Direction::HostToDevice;
   cl_map_flags flags = h2d ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_READ;
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     void* mapped = svm ? svm_.map(flags, bytes) : zero_copy_.map(flags, bytes);
     if (h2d)
       std::memcpy(mapped, pageable_.data(), bytes);
@@ -147,7 +147,7 @@ double OpenCLProbeTarget::transfer_mapped(Direction direction, MemoryModel model
 double OpenCLProbeTarget::dispatch_enqueue(int count) {
   if (count <= 0) throw UsageError(fmt::format("dispatch count must be positive, not {}", count));
   CONVEYOR_CL_CHECK(clFinish(queue_.get()));
-  double t = host_seconds([&] {
+  double t = core::seconds_of([&] {
     for (int i = 0; i < count; ++i) launch_empty(queue_.get(), empty_.get());
   });
   CONVEYOR_CL_CHECK(clFinish(queue_.get()));
@@ -156,7 +156,7 @@ double OpenCLProbeTarget::dispatch_enqueue(int count) {
 
 double OpenCLProbeTarget::dispatch_roundtrip() {
   CONVEYOR_CL_CHECK(clFinish(queue_.get()));
-  return host_seconds([&] {
+  return core::seconds_of([&] {
     launch_empty(queue_.get(), empty_.get());
     CONVEYOR_CL_CHECK(clFinish(queue_.get()));
   });
@@ -197,7 +197,7 @@ double OpenCLProbeTarget::memory_task(MemoryModel model, std::size_t bytes) {
     case MemoryModel::Pinned:
       ensure_device(used);
       set_arg(kernel, 0, device_.get());
-      return host_seconds([&] {
+      return core::seconds_of([&] {
         CONVEYOR_CL_CHECK(clEnqueueWriteBuffer(queue_.get(), device_.get(), CL_FALSE, 0, used, host,
                                                0, nullptr, nullptr));
         launch_1d(queue_.get(), kernel, count, task_local_);
@@ -206,14 +206,14 @@ double OpenCLProbeTarget::memory_task(MemoryModel model, std::size_t bytes) {
       });
     case MemoryModel::Mapped:
       set_arg(kernel, 0, zero_copy_.get());
-      return host_seconds([&] {
+      return core::seconds_of([&] {
         zero_copy_.unmap();
         launch_1d(queue_.get(), kernel, count, task_local_);
         zero_copy_.map(CL_MAP_READ | CL_MAP_WRITE, used);
       });
     case MemoryModel::Svm:
       CONVEYOR_CL_CHECK(clSetKernelArgSVMPointer(kernel, 0, svm_.get()));
-      return host_seconds([&] {
+      return core::seconds_of([&] {
         svm_.unmap();
         launch_1d(queue_.get(), kernel, count, task_local_);
         svm_.map(CL_MAP_READ | CL_MAP_WRITE, used);

@@ -14,24 +14,17 @@
 //             only where the device reports SVM capabilities.
 // Every transfer and task is timed on the host clock around calls that have completed; memory is
 // allocated (and grown) outside the timed region and kept for reuse.
-#include <chrono>
 #include <memory>
 
 #include "context.hpp"
 #include "conveyor/probe.hpp"
+#include "core/seconds_of.hpp"
 #include "host_blocks.hpp"
 #include "probe_hooks.hpp"
 
 namespace conveyor::backend::opencl {
 
 /// Seconds `body` takes on the host's steady clock.
-template <typename F>
-double host_seconds(F&& body) {
-  auto start = std::chrono::steady_clock::now();
-  body();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 class OpenCLProbeTarget final : public ProbeTarget, public ProbeHooks {
  public:
   explicit OpenCLProbeTarget(std::shared_ptr<DeviceContext> context);

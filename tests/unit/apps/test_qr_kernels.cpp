@@ -29,11 +29,11 @@ class QrKernels : public ::testing::Test {
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(QrKernels, Precisions);
 
-struct Shape {
+struct KernelShape {
   int m, n, ib;
 };
 // Square, tall (a ragged edge tile below), ib not dividing n, ib = n, ib = 1.
-const Shape kShapes[] = {{16, 16, 4}, {37, 29, 8}, {45, 45, 7}, {20, 20, 20}, {9, 9, 1}};
+const KernelShape kShapes[] = {{16, 16, 4}, {37, 29, 8}, {45, 45, 7}, {20, 20, 20}, {9, 9, 1}};
 
 TYPED_TEST(QrKernels, GeqrtThenGemqrtRebuildsTheTile) {
   using T = TypeParam;

@@ -14,17 +14,17 @@
 namespace conveyor::data {
 namespace {
 
-constexpr std::size_t kN = 16;
+constexpr std::size_t kInts = 16;
 
 // Bytes copied in for the reads a b c a b c ... through room for two vectors; `ranked`: the
 // driver ranks the reads still to come before each one, as the device worker does with its queue.
 std::uint64_t cyclic_reads(bool ranked) {
   // The host vectors first: they outlive the device, whose thread may still be copying from them.
-  std::vector<std::vector<int>> v(3, std::vector<int>(kN, 7));
+  std::vector<std::vector<int>> v(3, std::vector<int>(kInts, 7));
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30);
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
-                         2 * kN * sizeof(int), stats, nullptr);
+                         2 * kInts * sizeof(int), stats, nullptr);
   std::vector<DataState> d(3);
   for (int i = 0; i < 3; ++i) test::init_vector(engine, d[i], v[i]);
   std::vector<DataState*> order;
@@ -43,7 +43,7 @@ std::uint64_t cyclic_reads(bool ranked) {
 }
 
 TEST(NextUseEviction, ACycleLargerThanTheRoomMovesFewerBytesThanByRecency) {
-  const std::uint64_t tile = kN * sizeof(int);
+  const std::uint64_t tile = kInts * sizeof(int);
   // Recency evicts exactly the vector read next: every one of the 12 reads copies.
   EXPECT_EQ(cyclic_reads(false), 12 * tile);
   // The vector needed furthest ahead goes instead: 2 first copies, then one in two reads hits.
@@ -51,11 +51,12 @@ TEST(NextUseEviction, ACycleLargerThanTheRoomMovesFewerBytesThanByRecency) {
 }
 
 TEST(NextUseEviction, AReplicaInUseIsNeverTakenHoweverFarItsNextUse) {
-  std::vector<int> a(kN, 1), b(kN, 2), c(kN, 3);  // outlive the device (its copies read them)
+  std::vector<int> a(kInts, 1), b(kInts, 2),
+      c(kInts, 3);  // outlive the device (its copies read them)
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30);
   CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device},
-                         2 * kN * sizeof(int), stats, nullptr);
+                         2 * kInts * sizeof(int), stats, nullptr);
   DataState da, db, dc;
   test::init_vector(engine, da, a);
   test::init_vector(engine, db, b);

@@ -12,8 +12,8 @@
 namespace conveyor::data {
 namespace {
 
-constexpr std::size_t kN = 16;
-constexpr std::size_t kBytes = kN * sizeof(int);
+constexpr std::size_t kAheadInts = 16;
+constexpr std::size_t kAheadBytes = kAheadInts * sizeof(int);
 
 // A task adding `add` to `d` on the device, launched (its block pinned until `unpin`).
 int launch_add(CoherenceEngine& engine, DataState& d, int add) {
@@ -21,7 +21,8 @@ int launch_add(CoherenceEngine& engine, DataState& d, int add) {
   int r = engine.reserve_on_device(d, 1, Access::ReadWrite);
   EXPECT_EQ(r, CoherenceEngine::kLocal);
   auto* block = static_cast<int*>(engine.prepare_on_device(d, 1, Access::ReadWrite, &peer, r));
-  for (std::size_t i = 0; i < kN; ++i) block[i] += add;  // the "kernel" (the lane runs inline)
+  for (std::size_t i = 0; i < kAheadInts; ++i)
+    block[i] += add;  // the "kernel" (the lane runs inline)
   engine.finish_on_device(d, 1, Access::ReadWrite);
   return r;
 }
@@ -33,11 +34,11 @@ RuntimeStats counts(TransferStats& stats) {
 }
 
 TEST(WriteBackAhead, StartsTheNextVictimsCopiesAndNeverOneAnEnqueuedTaskWrites) {
-  std::vector<std::vector<int>> v(4, std::vector<int>(kN, 1));
+  std::vector<std::vector<int>> v(4, std::vector<int>(kAheadInts, 1));
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30, /*inline_lane=*/true);
-  CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 3 * kBytes, stats,
-                         nullptr);
+  CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 3 * kAheadBytes,
+                         stats, nullptr);
   engine.set_write_back_ahead(2);
   std::vector<DataState> d(4);
   for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
@@ -52,9 +53,9 @@ TEST(WriteBackAhead, StartsTheNextVictimsCopiesAndNeverOneAnEnqueuedTaskWrites) 
   int r = engine.reserve_on_device(d[3], 1, Access::Read);
   EXPECT_EQ(r, CoherenceEngine::kNoRoom);  // the room comes once d[0]'s copy has landed
   EXPECT_EQ(counts(stats).write_backs, 2u);
-  EXPECT_EQ(v[0], std::vector<int>(kN, 11));
-  EXPECT_EQ(v[2], std::vector<int>(kN, 31));
-  EXPECT_EQ(v[1], std::vector<int>(kN, 1));  // never copied home under its task
+  EXPECT_EQ(v[0], std::vector<int>(kAheadInts, 11));
+  EXPECT_EQ(v[2], std::vector<int>(kAheadInts, 31));
+  EXPECT_EQ(v[1], std::vector<int>(kAheadInts, 1));  // never copied home under its task
   EXPECT_EQ(d[1].replicas[1].state, Msi::Modified);
   EXPECT_FALSE(d[1].replicas[1].writing_back);
 
@@ -69,22 +70,22 @@ TEST(WriteBackAhead, StartsTheNextVictimsCopiesAndNeverOneAnEnqueuedTaskWrites) 
   engine.unpin(d[3], 1, r);
   engine.unpin(d[1], 1, in_flight);
   for (auto& x : d) engine.drop_replicas(x);
-  EXPECT_EQ(v[1], std::vector<int>(kN, 21));
+  EXPECT_EQ(v[1], std::vector<int>(kAheadInts, 21));
 }
 
 TEST(WriteBackAhead, OffWritesHomeOnlyWhatTheRoomNeeds) {
-  std::vector<std::vector<int>> v(4, std::vector<int>(kN, 1));
+  std::vector<std::vector<int>> v(4, std::vector<int>(kAheadInts, 1));
   TransferStats stats({"host", "emu:0"});
   test::EmulatedDevice device("emu:0", 1ull << 30, /*inline_lane=*/true);
-  CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 3 * kBytes, stats,
-                         nullptr);
+  CoherenceEngine engine(Coherence::Coherent, DeviceCopy::HostStaged, {&device}, 3 * kAheadBytes,
+                         stats, nullptr);
   engine.set_write_back_ahead(0);
   std::vector<DataState> d(4);
   for (std::size_t i = 0; i < d.size(); ++i) test::init_vector(engine, d[i], v[i]);
   for (int i = 0; i < 3; ++i) engine.unpin(d[i], 1, launch_add(engine, d[i], 10));
   EXPECT_EQ(engine.reserve_on_device(d[3], 1, Access::Read), CoherenceEngine::kNoRoom);
   EXPECT_EQ(counts(stats).write_backs, 1u);
-  EXPECT_EQ(v[2], std::vector<int>(kN, 1));
+  EXPECT_EQ(v[2], std::vector<int>(kAheadInts, 1));
   for (auto& x : d) engine.drop_replicas(x);
 }
 

@@ -7,9 +7,12 @@
 #include <sstream>
 
 #include "conveyor/sim.hpp"
+#include "unit/manycore/mesh_config.hpp"
 
 namespace conveyor::sim {
 namespace {
+
+using test::mesh;
 
 std::string program(const std::string& name) {
   std::string path = programs_dir("") + "/" + name + ".elf";
@@ -20,15 +23,6 @@ std::string program(const std::string& name) {
 #define REQUIRE_PROGRAM(var, name) \
   std::string var = program(name); \
   if (var.empty()) GTEST_SKIP() << "RISC-V programs not built (no cross compiler)"
-
-SimConfig mesh(int w, int h, int entries) {
-  SimConfig c;
-  c.mesh_width = w;
-  c.mesh_height = h;
-  c.store_buffer_entries = entries;
-  c.max_cycles = 20'000'000;
-  return c;
-}
 
 TEST(SimPrograms, DmaSemanticsHoldInEveryConfiguration) {
   REQUIRE_PROGRAM(path, "dmatest");

@@ -7,9 +7,12 @@
 #include <sstream>
 
 #include "conveyor/sim.hpp"
+#include "unit/manycore/mesh_config.hpp"
 
 namespace conveyor::sim {
 namespace {
+
+using test::mesh;
 
 struct Outcome {
   nlohmann::json stats;
@@ -41,15 +44,6 @@ void expect_same(const std::string& name, const SimConfig& config) {
   EXPECT_EQ(lockstep.console, ahead.console) << name;
   EXPECT_EQ(lockstep.stats, ahead.stats) << name;
   EXPECT_TRUE(!lockstep.error.empty() || lockstep.stats.contains("instructions")) << name;
-}
-
-SimConfig mesh(int w, int h, int entries) {
-  SimConfig c;
-  c.mesh_width = w;
-  c.mesh_height = h;
-  c.store_buffer_entries = entries;
-  c.max_cycles = 20'000'000;
-  return c;
 }
 
 TEST(SimRunAhead, BenchmarksGiveIdenticalStatistics) {

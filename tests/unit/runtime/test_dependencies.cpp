@@ -10,16 +10,12 @@
 #include <vector>
 
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/cpu_options.hpp"
 
 namespace conveyor {
 namespace {
 
-RuntimeOptions cpu_options(int cpus = 4) {
-  RuntimeOptions o;
-  o.cpus = cpus;
-  o.pin = false;
-  return o;
-}
+using test::cpu_options;
 
 // Records, per task, when it started and ended on a global event counter.
 struct Clock {
@@ -46,7 +42,7 @@ void expect_after(const Clock& c, int later, int earlier) {
 }
 
 TEST(RuntimeDependencies, ReadAfterWriteWaitsForTheWriter) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(4));
   int x = 0;
   Data d = rt.register_vector(&x, 1, "x");
   Clock clock;
@@ -57,7 +53,7 @@ TEST(RuntimeDependencies, ReadAfterWriteWaitsForTheWriter) {
 }
 
 TEST(RuntimeDependencies, WriteAfterReadWaitsForTheReaders) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(4));
   int x = 0;
   Data d = rt.register_vector(&x, 1, "x");
   Clock clock;
@@ -70,7 +66,7 @@ TEST(RuntimeDependencies, WriteAfterReadWaitsForTheReaders) {
 }
 
 TEST(RuntimeDependencies, WriteAfterWriteKeepsSubmissionOrder) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(4));
   std::vector<int> v(1, 0);
   Data d = rt.register_vector(v.data(), 1, "v");
   Codelet set("set");
@@ -107,7 +103,7 @@ TEST(RuntimeDependencies, ReadersOfTheSameDataRunConcurrently) {
 }
 
 TEST(RuntimeDependencies, ChainsOfUpdatesGiveTheSequentialResult) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(4));
   constexpr int kData = 8, kTasks = 2000;
   std::vector<long> values(kData, 0);
   std::vector<Data> data;

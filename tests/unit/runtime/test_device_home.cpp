@@ -25,15 +25,15 @@ namespace {
 constexpr std::size_t kN = 256;  // ints: 1 KiB
 
 // A runtime with `devices` emulated devices ("emu:0", ...) whose drivers the test can reach.
-struct Rig {
+struct HomeRig {
   std::vector<test::EmulatedDevice*> devices;
   std::unique_ptr<Runtime> rt;
 };
 
-Rig make_rig(RuntimeOptions o, int devices = 1) {
+HomeRig make_rig(RuntimeOptions o, int devices = 1) {
   o.pin = false;
   o.perf_models = "none";
-  Rig rig;
+  HomeRig rig;
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   for (int i = 0; i < devices; ++i) {
     auto d = std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i));
@@ -86,7 +86,7 @@ Codelet cpu_read(std::vector<int>* out) {
 }
 
 TEST(DeviceHome, TasksOnTheHomeDeviceUseItInPlace) {
-  Rig rig = make_rig(offload({"add_one"}, 0));
+  HomeRig rig = make_rig(offload({"add_one"}, 0));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   EXPECT_EQ(x.home_device(), "emu:0");
@@ -104,7 +104,7 @@ TEST(DeviceHome, TasksOnTheHomeDeviceUseItInPlace) {
 }
 
 TEST(DeviceHome, DiscardLeavesTheHomeAsItIs) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet add_one = test::add_one_codelet();
@@ -118,7 +118,7 @@ TEST(DeviceHome, DiscardLeavesTheHomeAsItIs) {
 }
 
 TEST(DeviceHome, ACpuTaskReadingItCopiesItOutOnce) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet add_one = test::add_one_codelet();
@@ -140,7 +140,7 @@ TEST(DeviceHome, ACpuTaskReadingItCopiesItOutOnce) {
 }
 
 TEST(DeviceHome, ACpuWriteThenADeviceTaskMakesTheHomeCurrentAgain) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet add_one = test::add_one_codelet(), scale = cpu_scale();
@@ -154,7 +154,7 @@ TEST(DeviceHome, ACpuWriteThenADeviceTaskMakesTheHomeCurrentAgain) {
 }
 
 TEST(DeviceHome, WaitAllBringsACpuResultHome) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet scale = cpu_scale();
@@ -169,7 +169,7 @@ TEST(DeviceHome, WaitAllBringsACpuResultHome) {
 }
 
 TEST(DeviceHome, UnregisterLeavesTheDeviceMemoryCurrent) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet add_one = test::add_one_codelet(), scale = cpu_scale();
@@ -184,7 +184,7 @@ TEST(DeviceHome, UnregisterLeavesTheDeviceMemoryCurrent) {
 TEST(DeviceHome, TheRuntimesEndLeavesTheDeviceMemoryCurrent) {
   std::shared_ptr<std::byte[]> block;
   {
-    Rig rig = make_rig(offload({"add_one"}));
+    HomeRig rig = make_rig(offload({"add_one"}));
     block = home_block(*rig.devices[0]);
     Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
     Codelet scale = cpu_scale();
@@ -194,7 +194,7 @@ TEST(DeviceHome, TheRuntimesEndLeavesTheDeviceMemoryCurrent) {
 }
 
 TEST(DeviceHome, AcquireGivesAHostCopyAndAWriteGoesHome) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   {
@@ -213,7 +213,7 @@ TEST(DeviceHome, AcquireGivesAHostCopyAndAWriteGoesHome) {
 }
 
 TEST(DeviceHome, AMatrixIsUsedInPlaceByItsDevice) {
-  Rig rig = make_rig(offload({"scale"}, 0));
+  HomeRig rig = make_rig(offload({"scale"}, 0));
   constexpr std::size_t rows = 8, cols = 4;
   auto block = rig.devices[0]->hand_out(rows * cols * sizeof(int));
   int* m = reinterpret_cast<int*>(block.get());
@@ -234,7 +234,7 @@ TEST(DeviceHome, EvictionNeverTakesTheHome) {
   // copy back), the home never (it is Modified throughout: evicting it would write it back).
   RuntimeOptions o = offload({"accumulate"}, 0);
   o.device_memory_limit = 3 * kN * sizeof(int);
-  Rig rig = make_rig(o);
+  HomeRig rig = make_rig(o);
   auto block = home_block(*rig.devices[0]);
   Data y = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "y");
   constexpr int kInputs = 8;
@@ -266,7 +266,7 @@ TEST(DeviceHome, AnotherDeviceGetsACopyStagedThroughTheHost) {
   RuntimeOptions o;
   o.cpus = 0;
   o.scheduler = "round-robin";
-  Rig rig = make_rig(o, 2);
+  HomeRig rig = make_rig(o, 2);
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet scale("scale_on_1");
@@ -289,7 +289,7 @@ TEST(DeviceHome, APeerCopyReadsTheHomeDirectly) {
   o.cpus = 0;
   o.scheduler = "round-robin";  // the first device task to emu:1, as above
   o.device_copy = DeviceCopy::PeerCopy;
-  Rig rig = make_rig(o, 2);
+  HomeRig rig = make_rig(o, 2);
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet scale = test::scale_codelet();
@@ -306,7 +306,7 @@ TEST(DeviceHome, AFailedWriteOnAnotherDeviceLeavesTheHomeAsItWas) {
   RuntimeOptions o;
   o.cpus = 0;
   o.scheduler = "round-robin";  // the first device task to emu:1, as above
-  Rig rig = make_rig(o, 2);
+  HomeRig rig = make_rig(o, 2);
   auto block = home_block(*rig.devices[0]);
   Data x = rig.rt->register_device_vector("emu:0", reinterpret_cast<int*>(block.get()), kN, "x");
   Codelet clobber("clobber");
@@ -336,7 +336,7 @@ std::string usage_error(Fn fn) {
 }
 
 TEST(DeviceHome, BadRegistrationsAreUsageErrors) {
-  Rig rig = make_rig(offload({"add_one"}));
+  HomeRig rig = make_rig(offload({"add_one"}));
   auto block = home_block(*rig.devices[0]);
   int* p = reinterpret_cast<int*>(block.get());
   std::vector<int> host(kN);
@@ -362,7 +362,7 @@ TEST(DeviceHome, BadRegistrationsAreUsageErrors) {
 
   RuntimeOptions naive = offload({"add_one"});
   naive.coherence = Coherence::Naive;
-  Rig naive_rig = make_rig(naive);
+  HomeRig naive_rig = make_rig(naive);
   auto naive_block = home_block(*naive_rig.devices[0]);
   EXPECT_NE(usage_error([&] {
               naive_rig.rt->register_device_vector(

@@ -13,17 +13,13 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/cpu_options.hpp"
 #include "unit/runtime/emulated_device.hpp"
 
 namespace conveyor {
 namespace {
 
-RuntimeOptions cpu_options(int cpus = 2) {
-  RuntimeOptions o;
-  o.cpus = cpus;
-  o.pin = false;
-  return o;
-}
+using test::cpu_options;
 
 Codelet add_one() {
   Codelet c("add_one");
@@ -36,7 +32,7 @@ Codelet add_one() {
 }
 
 TEST(RuntimeFailures, TaskExceptionReachesWaitAllNamingTheTask) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   std::vector<int> v(4, 0);
   Data d = rt.register_vector(v.data(), v.size(), "v");
   Codelet boom("boom");
@@ -85,7 +81,7 @@ TEST(RuntimeFailures, AReaderSubmittedAfterItsFailedWriterEndedIsNotRun) {
   read.cpu(count).cuda(count);
   for (bool on_device : {false, true}) {
     SCOPED_TRACE(on_device ? "on an emulated device" : "on CPU workers");
-    RuntimeOptions options = cpu_options();
+    RuntimeOptions options = cpu_options(2);
     if (on_device) options.cpus = 0;
     std::unique_ptr<Runtime> rt =
         on_device ? test::make_emulated_runtime(options) : std::make_unique<Runtime>(options);
@@ -114,7 +110,7 @@ TEST(RuntimeFailures, AReaderSubmittedAfterItsFailedWriterEndedIsNotRun) {
 }
 
 TEST(RuntimeFailures, DataUsedAfterUnregisterIsAUsageError) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   int x = 1;
   Data d = rt.register_vector(&x, 1, "x");
   Data copy = d;
@@ -132,7 +128,7 @@ TEST(RuntimeFailures, DataUsedAfterUnregisterIsAUsageError) {
 }
 
 TEST(RuntimeFailures, BadShapesAreUsageErrors) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   std::vector<double> m(6 * 6);
   EXPECT_THROW(rt.register_matrix(m.data(), 6, 6, 5), UsageError);  // ld < rows
   EXPECT_THROW(rt.register_vector(m.data(), 0), UsageError);
@@ -154,11 +150,11 @@ TEST(RuntimeFailures, BadShapesAreUsageErrors) {
 }
 
 TEST(RuntimeFailures, CodeletWithoutImplementationIsRejected) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   Codelet gpu_only("gpu_only");
   gpu_only.cuda([](const TaskContext&) {});
   EXPECT_THROW(rt.submit(gpu_only, {}), UsageError);
-  RuntimeOptions o = cpu_options();
+  RuntimeOptions o = cpu_options(2);
   o.scheduler = "offload";
   EXPECT_THROW(Runtime bad(o), UsageError);  // offload without a device or codelets
   o.scheduler = "fastest";
@@ -227,7 +223,7 @@ TEST(RuntimeFailures, OffloadedCodeletNoDeviceCanRunIsRefused) {
 }
 
 TEST(RuntimeFailures, WaitAllWhileHoldingAnAcquireIsRefused) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   int x = 0;
   Data d = rt.register_vector(&x, 1, "x");
   HostAccess h = rt.acquire(d, Access::ReadWrite);

@@ -201,17 +201,17 @@ const Platform kPlatforms[] = {
     {"two devices and a CPU worker, inline lanes", 2, 1, 0, DeviceCopy::HostStaged, true},
 };
 
-struct Rig {
+struct FaultRig {
   std::unique_ptr<Runtime> rt;
   test::EmulatedDevice* faulty = nullptr;  // emu:0, owned by rt
 };
 
-Rig make_rig(const Platform& p) {
+FaultRig make_rig(const Platform& p) {
   RuntimeOptions o = device_only();
   o.cpus = p.cpus;
   o.device_copy = p.copy;
   o.device_memory_limit = p.room * kLength * sizeof(int);
-  Rig rig;
+  FaultRig rig;
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
   for (int i = 0; i < p.devices; ++i) {
     drivers.push_back(std::make_unique<test::EmulatedDevice>("emu:" + std::to_string(i), 1ull << 30,
@@ -237,7 +237,7 @@ TEST(FaultInjection, AKernelFailingAtRandomLeavesWholeBuffers) {
     for (int fail_at : places(tasks, 4, 11)) {
       SCOPED_TRACE(std::string(p.name) + ", failing run " + std::to_string(fail_at));
       Faulty faulty(fail_at);
-      Rig rig = make_rig(p);
+      FaultRig rig = make_rig(p);
       Outcome o = run(*rig.rt, faulty);
       EXPECT_NE(o.error.find("injected fault"), std::string::npos) << o.error;
       if (p.cpus == 0) expect_consistent(o);  // a CPU task that throws keeps its half (above)
@@ -253,7 +253,7 @@ TEST(FaultInjection, ACopyFailingHalfWayCorruptsNoBuffer) {
     int copies = 0;
     {
       Faulty faulty(-1);
-      Rig rig = make_rig(p);
+      FaultRig rig = make_rig(p);
       Outcome o = run(*rig.rt, faulty);
       copies = rig.faulty->copies_;
       ASSERT_EQ(o.error, "") << p.name;
@@ -264,7 +264,7 @@ TEST(FaultInjection, ACopyFailingHalfWayCorruptsNoBuffer) {
       SCOPED_TRACE(std::string(p.name) + ", failing copy " + std::to_string(fail_at) + " of " +
                    std::to_string(copies));
       Faulty faulty(-1);
-      Rig rig = make_rig(p);
+      FaultRig rig = make_rig(p);
       rig.faulty->fail_copy_at_ = fail_at;
       Outcome o = run(*rig.rt, faulty);
       SCOPED_TRACE("error: " + o.error);
@@ -301,7 +301,7 @@ TEST(FaultInjection, AnAllocationRefusedAtRandomLosesNothing) {
     int allocations = 0;
     {
       Faulty faulty(-1);
-      Rig rig = make_rig(p);
+      FaultRig rig = make_rig(p);
       run(*rig.rt, faulty);
       allocations = rig.faulty->allocations_;
     }
@@ -309,14 +309,14 @@ TEST(FaultInjection, AnAllocationRefusedAtRandomLosesNothing) {
       SCOPED_TRACE(std::string(p.name) + ", refusing allocation " + std::to_string(fail_at));
       {
         Faulty faulty(-1);
-        Rig rig = make_rig(p);
+        FaultRig rig = make_rig(p);
         rig.faulty->fail_allocation_at_ = fail_at;
         Outcome o = run(*rig.rt, faulty);
         EXPECT_EQ(o.error, "") << "a single refusal is retried";
         for (const auto& b : o.buffers) EXPECT_EQ(b, std::vector<int>(kLength, kRounds));
       }
       Faulty faulty(-1);
-      Rig rig = make_rig(p);
+      FaultRig rig = make_rig(p);
       rig.faulty->fail_allocations_from_ = fail_at;
       Outcome o = run(*rig.rt, faulty);
       // Beside a CPU worker the run may finish without asking the device for that much memory.

@@ -74,7 +74,7 @@ bool eventually(Pred done) {
   return done();
 }
 
-RuntimeOptions device_only(int in_flight) {
+RuntimeOptions prefetch_options(int in_flight) {
   RuntimeOptions o;
   o.cpus = 0;
   o.pin = false;
@@ -89,7 +89,7 @@ RuntimeOptions device_only(int in_flight) {
 TEST(Prefetch, QueuedTaskInputsMoveWhileTheDeviceIsBusy) {
   constexpr std::size_t n = 64, tasks = 3;
   ScopedGate gate;
-  auto rt = test::make_emulated_runtime(device_only(1));
+  auto rt = test::make_emulated_runtime(prefetch_options(1));
   std::vector<int> g(n, 0);
   std::vector<std::vector<int>> a(tasks, std::vector<int>(n)), b(tasks, std::vector<int>(n, 1));
   Data dg = rt->register_vector(g.data(), n, "g");
@@ -125,7 +125,7 @@ TEST(Prefetch, QueuedTaskInputsMoveWhileTheDeviceIsBusy) {
 TEST(Prefetch, EvictionSparesWhatAQueuedTaskReads) {
   constexpr std::size_t n = 64;
   ScopedGate gate;
-  RuntimeOptions o = device_only(1);
+  RuntimeOptions o = prefetch_options(1);
   o.prefetch = false;  // the eviction choice alone
   o.device_memory_limit = 3 * n * sizeof(int);
   auto rt = test::make_emulated_runtime(o);
@@ -160,7 +160,7 @@ class PrefetchPerDevice : public test::RuntimePerDevice {
   };
   static constexpr std::size_t kN = 256, kVectors = 12, kRounds = 3;
   Run run(bool prefetch, std::uint64_t limit) const {
-    RuntimeOptions o = device_only(2);
+    RuntimeOptions o = prefetch_options(2);
     o.prefetch = prefetch;
     o.device_memory_limit = limit;
     auto rt = make_runtime(o);

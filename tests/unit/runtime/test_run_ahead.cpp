@@ -43,7 +43,7 @@ Codelet device_step() {
   return c;
 }
 
-RuntimeOptions device_only(int run_ahead, int cpus = 0) {
+RuntimeOptions run_ahead_options(int run_ahead, int cpus = 0) {
   RuntimeOptions o;
   o.cpus = cpus;
   o.pin = false;
@@ -87,7 +87,7 @@ bool wait_for_run_ahead(const Runtime& rt, std::uint64_t n) {
 // chain's result is right only if every step ran in order.
 TEST(RuntimeRunAhead, AChainEnqueuedAheadRunsInOrderOnAReorderingDevice) {
   constexpr int kSteps = 6;
-  auto held = held_runtime(device_only(kSteps), true);
+  auto held = held_runtime(run_ahead_options(kSteps), true);
   Runtime& rt = *held->rt;
   std::vector<long> v(8, 1);
   Data d = rt.register_vector(v.data(), v.size(), "v");
@@ -106,7 +106,7 @@ TEST(RuntimeRunAhead, AChainEnqueuedAheadRunsInOrderOnAReorderingDevice) {
 
 // Off, nothing runs ahead: each step waits for its predecessor's completion on the host.
 TEST(RuntimeRunAhead, OffNoTaskIsEnqueuedBehindAnUnfinishedPredecessor) {
-  auto held = held_runtime(device_only(0), true);
+  auto held = held_runtime(run_ahead_options(0), true);
   Runtime& rt = *held->rt;
   std::vector<long> v(8, 1);
   Data d = rt.register_vector(v.data(), v.size(), "v");
@@ -123,7 +123,7 @@ TEST(RuntimeRunAhead, OffNoTaskIsEnqueuedBehindAnUnfinishedPredecessor) {
 
 // The depth bound: with run_ahead = 2, at most two tasks wait on the lane for predecessors.
 TEST(RuntimeRunAhead, NoMoreTasksRunAheadThanTheOptionAllows) {
-  auto held = held_runtime(device_only(2), true);
+  auto held = held_runtime(run_ahead_options(2), true);
   Runtime& rt = *held->rt;
   std::vector<long> v(8, 1);
   Data d = rt.register_vector(v.data(), v.size(), "v");
@@ -144,7 +144,7 @@ TEST(RuntimeRunAhead, NoMoreTasksRunAheadThanTheOptionAllows) {
 // CPU worker keeps the task back until it has completed, or the task would copy in the CPU's
 // input before the CPU task wrote it.
 TEST(RuntimeRunAhead, ATaskWithAPredecessorOffTheLaneWaitsForIt) {
-  auto held = held_runtime(device_only(4, 1), true);
+  auto held = held_runtime(run_ahead_options(4, 1), true);
   Runtime& rt = *held->rt;
   std::vector<long> x(8, 1), y(8, 1);
   Data dx = rt.register_vector(x.data(), x.size(), "x");
@@ -177,7 +177,7 @@ TEST(RuntimeRunAhead, ATaskWithAPredecessorOffTheLaneWaitsForIt) {
 // lane. The failure names the producer; the consumers (which the device ran on what it left) are
 // not reported as done, their results are discarded, and the data keeps its last whole state.
 TEST(RuntimeRunAhead, TasksEnqueuedBehindAFailingTaskAreNotRunAndTheErrorNamesIt) {
-  auto held = held_runtime(device_only(4), false);
+  auto held = held_runtime(run_ahead_options(4), false);
   Runtime& rt = *held->rt;
   std::vector<long> v(8, 1), w(8, 1);
   Data d = rt.register_vector(v.data(), v.size(), "v");
@@ -218,7 +218,7 @@ TEST(RuntimeRunAhead, TasksEnqueuedBehindAFailingTaskAreNotRunAndTheErrorNamesIt
 }
 
 TEST(RuntimeRunAhead, ANegativeDepthIsRefused) {
-  RuntimeOptions o = device_only(-2, 1);
+  RuntimeOptions o = run_ahead_options(-2, 1);
   EXPECT_THROW(Runtime rt(o), UsageError);
 }
 
@@ -236,7 +236,7 @@ TEST(RuntimeRunAhead, TheDefaultRunsAheadOnSeveralDevicesOnlyWhereTheirRoundTrip
     }
   };
   {
-    auto held = held_runtime(device_only(RuntimeOptions::kRunAheadAuto), false);
+    auto held = held_runtime(run_ahead_options(RuntimeOptions::kRunAheadAuto), false);
     std::vector<long> v(8, 1);
     Data d = held->rt->register_vector(v.data(), v.size(), "v");
     submit_chain(*held->rt, d);
@@ -252,7 +252,7 @@ TEST(RuntimeRunAhead, TheDefaultRunsAheadOnSeveralDevicesOnlyWhereTheirRoundTrip
     std::promise<void> go;
     std::shared_future<void> gate = go.get_future().share();
     for (auto& driver : drivers) static_cast<test::EmulatedDevice&>(*driver).hold(gate);
-    auto rt = runtime::RuntimeAccess::make(device_only(depth), std::move(drivers));
+    auto rt = runtime::RuntimeAccess::make(run_ahead_options(depth), std::move(drivers));
     std::vector<long> v(8, 1);
     Data d = rt->register_vector(v.data(), v.size(), "v");
     submit_chain(*rt, d);

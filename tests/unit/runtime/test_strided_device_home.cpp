@@ -49,7 +49,7 @@ void expect_tile_times(const int* m, int factor) {
           << "at (" << i << ", " << j << ")";
 }
 
-struct Rig {
+struct StridedRig {
   test::EmulatedDevice* device = nullptr;
   std::unique_ptr<Runtime> rt;
   std::shared_ptr<std::byte[]> block;  // the larger matrix, emu:0's memory
@@ -60,14 +60,14 @@ struct Rig {
 };
 
 // emu:0's tasks: the codelets named in `offload`; the rest on `cpus` CPU workers.
-Rig make_rig(std::vector<std::string> offload, int cpus) {
+StridedRig make_rig(std::vector<std::string> offload, int cpus) {
   RuntimeOptions o;
   o.cpus = cpus;
   o.scheduler = "offload";
   o.offload = std::move(offload);
   o.pin = false;
   o.perf_models = "none";
-  Rig rig;
+  StridedRig rig;
   auto device = std::make_unique<test::EmulatedDevice>("emu:0");
   rig.device = device.get();
   std::vector<std::unique_ptr<device::DeviceDriver>> drivers;
@@ -92,7 +92,7 @@ Codelet cpu_read_tile(std::vector<int>* out) {
 }
 
 TEST(StridedDeviceHome, ATaskChainOnItsDeviceCopiesNothingThroughTheHost) {
-  Rig rig = make_rig({"scale"}, 0);
+  StridedRig rig = make_rig({"scale"}, 0);
   Data t = rig.register_tile();
   EXPECT_EQ(rig.device->allocations_.load(), 1);  // the tile's contiguous block
   EXPECT_EQ(rig.device->device_2d_copies(), 1);   // filled from the region
@@ -115,7 +115,7 @@ TEST(StridedDeviceHome, ATaskChainOnItsDeviceCopiesNothingThroughTheHost) {
 }
 
 TEST(StridedDeviceHome, ACpuReaderGetsTheDeviceValuesAndACpuWriteGoesBackToTheRegion) {
-  Rig rig = make_rig({"scale"}, 1);
+  StridedRig rig = make_rig({"scale"}, 1);
   Data t = rig.register_tile();
   Codelet scale = test::scale_codelet();
   std::vector<int> seen;
@@ -140,7 +140,7 @@ TEST(StridedDeviceHome, ACpuReaderGetsTheDeviceValuesAndACpuWriteGoesBackToTheRe
 }
 
 TEST(StridedDeviceHome, UnregisterAndTheRuntimesEndLeaveTheRegionCurrent) {
-  Rig rig = make_rig({"scale"}, 1);
+  StridedRig rig = make_rig({"scale"}, 1);
   Data t = rig.register_tile();
   Codelet scale = test::scale_codelet();
   rig.rt->submit(scale, {{t, Access::ReadWrite}});
@@ -156,7 +156,7 @@ TEST(StridedDeviceHome, UnregisterAndTheRuntimesEndLeaveTheRegionCurrent) {
 }
 
 TEST(StridedDeviceHome, AFailedCopyBackKeepsTheDataWholeForAnotherTry) {
-  Rig rig = make_rig({"scale"}, 0);
+  StridedRig rig = make_rig({"scale"}, 0);
   Data t = rig.register_tile();
   Codelet scale = test::scale_codelet();
   rig.rt->submit(scale, {{t, Access::ReadWrite}});
@@ -171,7 +171,7 @@ TEST(StridedDeviceHome, AFailedCopyBackKeepsTheDataWholeForAnotherTry) {
 }
 
 TEST(StridedDeviceHome, ARegionPastTheDevicesBlockIsRefused) {
-  Rig rig = make_rig({"scale"}, 0);
+  StridedRig rig = make_rig({"scale"}, 0);
   // 8 rows of 5 columns, 16 apart from the tile's start: the last column ends past the block.
   try {
     rig.rt->register_device_matrix("emu:0", rig.matrix() + kOffset + 4 * kLd, kRows, 5, kLd, "t");

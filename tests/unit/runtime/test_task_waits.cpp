@@ -11,18 +11,14 @@
 
 #include "conveyor/error.hpp"
 #include "conveyor/runtime.hpp"
+#include "unit/runtime/cpu_options.hpp"
 
 namespace conveyor {
 namespace {
 
 using namespace std::chrono_literals;
 
-RuntimeOptions cpu_options(int cpus = 2) {
-  RuntimeOptions o;
-  o.cpus = cpus;
-  o.pin = false;
-  return o;
-}
+using test::cpu_options;
 
 Codelet add_one() {
   Codelet c("add_one");
@@ -44,7 +40,7 @@ Codelet gate(const std::atomic<bool>& open) {
 }
 
 TEST(TaskWaits, WaitsForOneTaskOnly) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   std::vector<int> a(4, 0), b(4, 0);
   Data da = rt.register_vector(a.data(), a.size(), "a");
   Data db = rt.register_vector(b.data(), b.size(), "b");
@@ -64,7 +60,7 @@ TEST(TaskWaits, WaitsForOneTaskOnly) {
 }
 
 TEST(TaskWaits, AFailedTaskAndItsDependantsRethrow) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   std::vector<int> v(4, 0);
   Data d = rt.register_vector(v.data(), v.size(), "v");
   Codelet boom("boom");
@@ -97,7 +93,7 @@ TEST(TaskWaits, AFailedTaskAndItsDependantsRethrow) {
 }
 
 TEST(TaskWaits, TasksFinishedLongAgoReturnAtOnce) {
-  Runtime rt(cpu_options());
+  Runtime rt(cpu_options(2));
   std::vector<int> a(1, 0), b(1, 0);
   Data da = rt.register_vector(a.data(), a.size(), "a");
   Data db = rt.register_vector(b.data(), b.size(), "b");
