@@ -16,22 +16,24 @@ namespace {
 // By the soname a linked library would record (LD_LIBRARY_PATH, the loader's cache), else by the
 // file CMake found at configure time (CONVEYOR_CUBLAS_SONAME / _FILE, cmake/Dependencies.cmake).
 // Opened for the life of the process: handles outlive any one runtime.
+void* open_cublas() {
+  if (void* library = dlopen(CONVEYOR_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL)) return library;
+  std::string why = dlerror();
+  if (void* library = dlopen(CONVEYOR_CUBLAS_FILE, RTLD_NOW | RTLD_LOCAL)) return library;
+  throw DeviceError("CUDA: cannot open " CONVEYOR_CUBLAS_SONAME " (" + why +
+                    "), nor " CONVEYOR_CUBLAS_FILE);
+}
+
+template <typename F>
+void resolve(void* library, const char* symbol, F& call) {
+  call = reinterpret_cast<F>(dlsym(library, symbol));
+  if (!call) throw DeviceError(std::string("CUDA: ") + symbol + " not found: " + dlerror());
+}
+
 CublasCalls load() {
-  void* library = dlopen(CONVEYOR_CUBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    std::string why = dlerror();
-    library = dlopen(CONVEYOR_CUBLAS_FILE, RTLD_NOW | RTLD_LOCAL);
-    if (!library)
-      throw DeviceError("CUDA: cannot open " CONVEYOR_CUBLAS_SONAME " (" + why +
-                        "), nor " CONVEYOR_CUBLAS_FILE);
-  }
+  void* library = open_cublas();
   CublasCalls calls;
-#define CONVEYOR_CUBLAS_RESOLVE(name)                                                       \
-  calls.name =                                                                              \
-      reinterpret_cast<decltype(calls.name)>(dlsym(library, CONVEYOR_CUBLAS_SYMBOL(name))); \
-  if (!calls.name)                                                                          \
-    throw DeviceError(std::string("CUDA: " CONVEYOR_CUBLAS_SYMBOL(name) " not found: ") +   \
-                      dlerror());
+#define CONVEYOR_CUBLAS_RESOLVE(name) resolve(library, CONVEYOR_CUBLAS_SYMBOL(name), calls.name);
   CONVEYOR_BACKEND_CUBLAS_CALLS(CONVEYOR_CUBLAS_RESOLVE)
   return calls;
 }
