@@ -8,9 +8,13 @@
 /// program holds the element-wise helpers and the CPU gemm. Built with OpenCL only.
 #include <cstddef>
 
+#include "common/opencl/opencl_calls.hpp"
 #include "common/opencl_blas.hpp"
 
 namespace conveyor::apps::qr {
+
+/// The status checks and kernel arguments of both QR launchers ("OpenCL qr: ..." errors).
+inline constexpr common::OpenclCalls kCl{"OpenCL qr"};
 
 /// A column-major matrix inside an OpenCL buffer: the cl_mem, the offset of its first entry and
 /// its leading dimension, both in elements.

@@ -10,18 +10,16 @@
 namespace conveyor::apps::qr {
 namespace {
 
-constexpr common::OpenclCalls kBlockedCl{"OpenCL qr"};
-
 // One of the element-wise helpers of the codelet's program on rows x cols entries, its arguments
 // two ints then `rest`.
 template <typename... Rest>
 void helper(cl_command_queue q, cl_kernel sibling, const char* name, int rows, int cols,
             Rest... rest) {
-  cl_kernel kernel = common::opencl_kernel_cache().kernel(kBlockedCl, sibling, name);
+  cl_kernel kernel = common::opencl_kernel_cache().kernel(kCl, sibling, name);
   cl_uint index = 0;
-  kBlockedCl.arg(kernel, index++, cl_int{rows});
-  kBlockedCl.arg(kernel, index++, cl_int{cols});
-  (kBlockedCl.arg(kernel, index++, rest), ...);
+  kCl.arg(kernel, index++, cl_int{rows});
+  kCl.arg(kernel, index++, cl_int{cols});
+  (kCl.arg(kernel, index++, rest), ...);
   enqueue_entries(q, kernel, rows, cols);
 }
 
@@ -39,7 +37,7 @@ struct Gemm {
   std::size_t elem_size;
   void operator()(bool ta, bool tb, int m, int n, int k, double alpha, common::ClOperand a,
                   common::ClOperand b, double beta, common::ClOperand c) const {
-    common::gemm(path, kBlockedCl, q, sibling, elem_size, ta, tb, m, n, k, alpha, a, b, beta, c);
+    common::gemm(path, kCl, q, sibling, elem_size, ta, tb, m, n, k, alpha, a, b, beta, c);
   }
 };
 
@@ -50,8 +48,8 @@ class TStep {
   TStep(const Gemm& gemm, bool transpose, int ib, int k, int n, const ClMatrix& t)
       : gemm_(gemm), transpose_(transpose), ib_(ib) {
     common::OpenclKernelCache& cache = common::opencl_kernel_cache();
-    tz_ = cache.scratch(kBlockedCl, gemm.q, 2, gemm.elem_size * std::size_t(ib) * k);
-    out_ = cache.scratch(kBlockedCl, gemm.q, 3, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
+    tz_ = cache.scratch(kCl, gemm.q, 2, gemm.elem_size * std::size_t(ib) * k);
+    out_ = cache.scratch(kCl, gemm.q, 3, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
     helper(gemm.q, gemm.sibling, "qr_upper_blocks", ib, k, static_cast<cl_mem>(t.mem),
            cl_int(t.off), cl_int{t.ld}, tz_);
   }
@@ -74,9 +72,8 @@ void gemqrt(const Gemm& gemm, bool transpose, int m, int n, int k, int ib, const
   if (m == 0 || n == 0 || k == 0) return;
   common::OpenclKernelCache& cache = common::opencl_kernel_cache();
   // geqrt's V shares its tile with R: the gemm needs it explicit (unit diagonal, zeros above).
-  cl_mem y = cache.scratch(kBlockedCl, gemm.q, 0, gemm.elem_size * std::size_t(m) * k);
-  cl_mem w =
-      cache.scratch(kBlockedCl, gemm.q, 1, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
+  cl_mem y = cache.scratch(kCl, gemm.q, 0, gemm.elem_size * std::size_t(m) * k);
+  cl_mem w = cache.scratch(kCl, gemm.q, 1, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
   helper(gemm.q, gemm.sibling, "qr_unit_lower", m, k, static_cast<cl_mem>(v.mem), cl_int(v.off),
          cl_int{v.ld}, y);
   const TStep t_step(gemm, transpose, ib, k, n, t);
@@ -97,7 +94,7 @@ void tpmqrt(const Gemm& gemm, bool transpose, int m, int n, int k, int ib, const
             const ClMatrix& t, const ClMatrix& a, const ClMatrix& b) {
   if (n == 0 || k == 0) return;
   cl_mem w = common::opencl_kernel_cache().scratch(
-      kBlockedCl, gemm.q, 1, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
+      kCl, gemm.q, 1, gemm.elem_size * std::size_t(std::min(ib, k)) * n);
   const TStep t_step(gemm, transpose, ib, k, n, t);
   const int blocks = update_blocks(k, ib);
   for (int step = 0; step < blocks; ++step) {
@@ -121,7 +118,7 @@ void enqueue_entries(void* queue, void* kernel, int rows, int cols) {
   std::size_t local[2] = {group, group};
   std::size_t global[2] = {(std::size_t(rows) + group - 1) / group * group,
                            (std::size_t(cols) + group - 1) / group * group};
-  kBlockedCl.check(
+  kCl.check(
       clEnqueueNDRangeKernel(static_cast<cl_command_queue>(queue), static_cast<cl_kernel>(kernel),
                              2, nullptr, global, local, 0, nullptr, nullptr),
       "clEnqueueNDRangeKernel");

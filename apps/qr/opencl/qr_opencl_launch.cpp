@@ -18,8 +18,6 @@
 namespace conveyor::apps::qr {
 namespace {
 
-constexpr common::OpenclCalls kCl{"OpenCL qr"};
-
 // Sets the kernel's arguments in order: ints as cl_int, pointers as cl_mem.
 class Args {
  public:
