@@ -179,7 +179,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   Tiles<T> s;
   s.n = cfg.n;
   s.block = cfg.block;
-  s.ib = std::min(cfg.ib, cfg.block);
+  s.ib = inner_block_for(cfg.ib, cfg.block);
   s.nt = (cfg.n + cfg.block - 1) / cfg.block;
   s.grid = cfg.grid;
   s.domains = cfg.tree ? cfg.grid.p : 1;
@@ -246,7 +246,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
 
 DistributedResult run_distributed(Distributed& dist, const DistributedConfig& c) {
   common::validate_distributed("qr", dist, c.n, c.block, c.repeat, c.grid, c.check);
-  if (c.ib <= 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
+  if (c.ib < 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
   return c.precision == Precision::Single ? run_typed<float>(dist, c) : run_typed<double>(dist, c);
 }
 

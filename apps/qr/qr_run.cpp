@@ -36,7 +36,7 @@ template <typename T>
 RunResult run_typed(const RunConfig& c) {
   RunResult result;
   result.block = block_for(c);
-  result.ib = std::min(c.ib, result.block);
+  result.ib = inner_block_for(c.ib, result.block);
   result.cpu_kernels = cpu_kernel_library();
   // One BLAS thread per task: the runtime already runs one task per core.
   common::use_single_threaded_blas();
@@ -140,7 +140,7 @@ void validate(const RunConfig& c, bool needs_memory) {
                      " x " + std::to_string(c.n) + "; the QR of the transpose is an LQ");
   if (c.block < 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(c.block) + ")");
-  if (c.ib <= 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
+  if (c.ib < 0) throw UsageError("qr: --ib must be positive (got " + std::to_string(c.ib) + ")");
   if (c.domains < 0)
     throw UsageError("qr: --domains must be positive (got " + std::to_string(c.domains) + ")");
   if (c.domains > 1 && c.runtime.cpus == 0)
@@ -181,7 +181,7 @@ common::TileWorkload workload(Precision precision, int ib, int rows) {
     const double b3 = static_cast<double>(b) * b * b;
     const std::size_t element = precision == Precision::Single ? 4 : 8;
     const std::size_t tile = static_cast<std::size_t>(b) * b * element;
-    const std::size_t t = static_cast<std::size_t>(std::min(ib, b)) * b * element;
+    const std::size_t t = static_cast<std::size_t>(inner_block_for(ib, b)) * b * element;
     return std::vector<common::TileTasks>{
         {"geqrt", static_cast<double>(count.geqrt), 4 * b3 / 3, {tile, tile, t}},
         {"gemqrt", static_cast<double>(count.gemqrt), 2 * b3, {tile, t, tile}},

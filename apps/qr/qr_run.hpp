@@ -2,7 +2,7 @@
 /// One configuration of the QR application from start to finish, as `conveyor qr` runs it:
 /// validate, generate the matrix, start a runtime, warm up, factorise `repeat` times, check.
 ///
-///   RunConfig c;  c.n = 4096;  c.block = 512;  c.ib = 32;  c.check = true;
+///   RunConfig c;  c.n = 4096;  c.block = 512;  c.check = true;
 ///   RunResult r = run_qr(c);   // r.gflops, r.check.residual, r.passed()
 #include <string>
 #include <vector>
@@ -14,14 +14,12 @@
 
 namespace conveyor::apps::qr {
 
-inline constexpr int kDefaultInnerBlock = 32;
-
 struct RunConfig {
-  int n = 4096;                 ///< columns (the order of a square matrix)
-  int m = 0;                    ///< rows, m >= n; 0: n (square)
-  int block = 0;                ///< tile size; 0: block_for (the tile rule, block_size.hpp)
-  int ib = kDefaultInnerBlock;  ///< inner blocking; taken as min(ib, block)
-  int domains = 0;              ///< domains of tile rows (qr_graph.hpp); 0: domains_for
+  int n = 4096;     ///< columns (the order of a square matrix)
+  int m = 0;        ///< rows, m >= n; 0: n (square)
+  int block = 0;    ///< tile size; 0: block_for (the tile rule, block_size.hpp)
+  int ib = 0;       ///< inner blocking; 0: inner_block_for (t_factors.hpp)
+  int domains = 0;  ///< domains of tile rows (qr_graph.hpp); 0: domains_for
   Precision precision = Precision::Double;
   /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
   /// platform (`platform`; runs no kernels unless `platform_run_kernels`). Validated first.

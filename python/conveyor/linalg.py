@@ -144,7 +144,7 @@ def cholesky(a, *, block=None, devices="cpu", cpus=-1, scheduler="auto", offload
 _QR_MODES = ("reduced", "complete", "r")
 
 
-def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, scheduler="auto"):
+def qr(a, mode="reduced", *, block=None, ib=None, devices="cpu", cpus=-1, scheduler="auto"):
     """The QR factorisation a = Q R of an m x n matrix with m >= n by the tile Householder QR of
     `conveyor qr` (apps/qr: LAPACKE's geqrt/gemqrt/tpqrt/tpmqrt on CPU workers, its own OpenCL
     and CUDA kernels on devices) on a runtime of its own, as numpy.linalg.qr returns it:
@@ -161,7 +161,8 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
 
     Arguments (keywords but mode):
       block      tile size, a positive int; None (default) chooses it as `conveyor qr` does.
-      ib         inner blocking, a positive int (taken as block when larger; default 32).
+      ib         inner blocking, a positive int (taken as block when larger); None (default)
+                 chooses it from the tile as `conveyor qr` does.
       devices    'cpu' (default), 'all', an id such as 'opencl:0' or a list of ids.
       cpus       CPU workers: -1 (default) one per core, 0 none (every task on the devices).
       scheduler  'auto' (default), 'model', 'model-ready', 'eager', 'round-robin', 'offload',
@@ -185,7 +186,7 @@ def qr(a, mode="reduced", *, block=None, ib=32, devices="cpu", cpus=-1, schedule
                                "'raw' is not supported")
     original = a
     block = _checks.block(block, what)
-    ib = _checks.integer(ib, "qr: ib", minimum=1)
+    ib = 0 if ib is None else _checks.integer(ib, "qr: ib", minimum=1)
     devices, cpus, scheduler = _runtime_arguments(what, devices, cpus, scheduler)
     home = _arrays.gpu_home(a, devices)
     if home is not None:

@@ -214,7 +214,8 @@ template <typename T>
 apps::qr::TFactors<T> qr_factors(const apps::qr::RunConfig& config) {
   const int block = apps::qr::block_for(config);
   return apps::qr::TFactors<T>(apps::qr::MatrixSize{config.rows(), config.n}, block,
-                               std::min(config.ib, block), apps::qr::domains_for(config, block));
+                               apps::qr::inner_block_for(config.ib, block),
+                               apps::qr::domains_for(config, block));
 }
 
 template <typename T>
@@ -261,7 +262,7 @@ void check_qr_shape(std::size_t m, std::size_t n, int block, int ib, int q_colum
     throw UsageError("qr: a " + std::to_string(m) + " x " + std::to_string(n) +
                      " matrix is out of range");
   if (block < 0) throw UsageError("qr: block must be 0 (chosen) or positive");
-  if (ib <= 0) throw UsageError("qr: ib must be positive");
+  if (ib < 0) throw UsageError("qr: ib must be 0 (chosen) or positive");
   if (q_columns != 0 && q_columns != static_cast<int>(n) && q_columns != static_cast<int>(m))
     throw UsageError("qr: Q has n or m columns (or none: 0)");
 }

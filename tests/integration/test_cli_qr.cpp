@@ -93,18 +93,41 @@ TEST(CliQr, ATallThinMatrixGetsATreeOfOneDomainPerCpuWorker) {
       << tree.out;
 }
 
+// Whether one of a JSON document's notes contains `text`.
+bool noted(const nlohmann::json& doc, const std::string& text) {
+  for (const auto& note : doc["notes"])
+    if (note.get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
 TEST(CliQr, WithoutBlockTheTileSizeIsChosenAndSaid) {
   SKIP_WITHOUT_QR();
-  // n = 512 on 4 workers: 8 tiles per side of 64 (the rule shared with cholesky).
+  // n = 512 on 4 workers: 8 tiles per side of 64 (the rule shared with cholesky), and ib the
+  // whole tile (64 at most).
   CliResult r = run_cli("qr --n 512 --cpus 4 --no-warmup --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["options"]["block"], "auto");
+  EXPECT_EQ(doc["options"]["ib"], "auto");
   EXPECT_EQ(doc["results"][0]["block"], 64);
-  bool said = false;
-  for (const auto& note : doc["notes"])
-    said = said || note.get<std::string>().find("block 64 chosen") != std::string::npos;
-  EXPECT_TRUE(said) << doc["notes"].dump();
+  EXPECT_EQ(doc["results"][0]["ib"], 64);
+  EXPECT_TRUE(noted(doc, "block 64 chosen")) << doc["notes"].dump();
+  EXPECT_TRUE(noted(doc, "ib 64 chosen for tiles of 64")) << doc["notes"].dump();
+}
+
+TEST(CliQr, AnIbGivenIsKeptOrTakenAsTheBlockAndSaid) {
+  SKIP_WITHOUT_QR();
+  CliResult r = run_cli("qr --n 96 --block 32 --ib 16 --no-warmup --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["options"]["ib"], 16);
+  EXPECT_EQ(doc["results"][0]["ib"], 16);
+  EXPECT_FALSE(noted(doc, "ib 16")) << doc["notes"].dump();
+  r = run_cli("qr --n 96 --block 32 --ib 48 --no-warmup --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["results"][0]["ib"], 32);
+  EXPECT_TRUE(noted(doc, "ib 48 taken as the block, 32")) << doc["notes"].dump();
 }
 
 TEST(CliQr, CsvHasOneLinePerPrecision) {

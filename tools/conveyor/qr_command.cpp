@@ -29,7 +29,8 @@ struct QrCliOptions {
   int m = 0;      // rows; not given: n (square)
   int block = 0;  // not given: chosen from n and the workers (apps/common/block_size.hpp)
   bool block_given = false;
-  int ib = qr::kDefaultInnerBlock;
+  int ib = 0;  // not given: from the tile (qr::inner_block_for)
+  bool ib_given = false;
   int domains = 0;  // not given: qr::domains_for
   std::vector<std::string> precisions{"d"};
   bool tree = false;          // with --grid: a domain per process row, merged by a binary tree
@@ -54,6 +55,8 @@ constexpr RuntimeCommand kQr{
 std::vector<qr::RunConfig> configurations(const QrCliOptions& o, const ResolvedRuntime& resolved) {
   if (o.block_given && o.block <= 0)
     throw UsageError("qr: --block must be positive (got " + std::to_string(o.block) + ")");
+  if (o.ib_given && o.ib <= 0)
+    throw UsageError("qr: --ib must be positive (got " + std::to_string(o.ib) + ")");
   if (o.m != 0 && o.m != o.n && resolved.distributed())
     throw UsageError(
         "qr: a run over several ranks (--grid) factorises square matrices: leave out --m");
@@ -203,7 +206,11 @@ void run_distributed(const QrCliOptions& o, const ResolvedRuntime& resolved,
 void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& resolved) {
   const auto& first = report.results().front();
   if (!o.block_given) report.add_note(chosen_block_note(first, o.n));
-  if (first["ib"].get<int>() != o.ib)
+  if (!o.ib_given)
+    report.add_note(fmt::format(
+        "ib {} chosen for tiles of {} (64, or the tile / 8 above 512, at most 128; --ib sets it)",
+        first["ib"].get<int>(), first["block"].get<int>()));
+  else if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));
   report.add_note(fmt::format(
       "GFLOP/s = ({}) / time / 1e9; time from the first submit to the end of wait_all (fastest "
@@ -253,7 +260,7 @@ void run_qr_command(const QrCliOptions& o) {
   options.update({{"m", o.m != 0 ? o.m : o.n},
                   {"n", o.n},
                   {"block", o.block_given ? nlohmann::json(o.block) : "auto"},
-                  {"ib", o.ib},
+                  {"ib", o.ib_given ? nlohmann::json(o.ib) : "auto"},
                   {"precision", join(o.precisions)}});
   if (resolved.distributed())
     run_distributed(o, resolved, configs, options);
@@ -278,7 +285,7 @@ void add_matrix_options(CLI::App& command, QrCliOptions& o) {
   command
       .add_option("--ib", o.ib,
                   "Inner blocking of the reflectors (T tiles are ib x B); taken as B when larger "
-                  "(default 32)")
+                  "(default: 64, or B/8 for tiles above 512, at most 128)")
       ->option_text("IB");
   command
       .add_option("--domains", o.domains,
@@ -341,6 +348,7 @@ void add_qr_command(CLI::App& app) {
   command->footer(kQrExamples);
   command->callback([o, command] {
     o->block_given = command->count("--block") > 0;
+    o->ib_given = command->count("--ib") > 0;
     run_qr_command(*o);
   });
 }

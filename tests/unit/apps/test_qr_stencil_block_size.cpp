@@ -107,6 +107,20 @@ TEST(QrTallBlock, TilesAndDomainsForATallMatrixOnCpuWorkers) {
   EXPECT_EQ(qr::block_for(c), default_block(2048, 2));
 }
 
+// The inner blocking: 64, or the tile / 8 above 512, at most 128, never above the tile; an ib
+// given is kept up to the tile.
+TEST(QrInnerBlock, GrowsWithTheTileUnlessGiven) {
+  EXPECT_EQ(qr::inner_block_for(0, 32), 32);
+  EXPECT_EQ(qr::inner_block_for(0, 64), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 256), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 512), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 640), 80);
+  EXPECT_EQ(qr::inner_block_for(0, 1024), 128);
+  EXPECT_EQ(qr::inner_block_for(0, 2048), 128);
+  EXPECT_EQ(qr::inner_block_for(32, 1024), 32);
+  EXPECT_EQ(qr::inner_block_for(200, 96), 96);
+}
+
 TEST(StencilModelBlock, AGpuBesideTheCoresGetsTheTileItGetsAlone) {
   ScratchDir dir;
   const std::string file = platform(dir);
