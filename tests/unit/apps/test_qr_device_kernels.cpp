@@ -51,10 +51,12 @@ void expect_t_close(Tile<T>& got, Tile<T>& want, int ib, int n) {
 struct Shape {
   int m, n, ib;
 };
-// geqrt: square, tall, ib not dividing n, ib = n, ib = 1. tpqrt/tpmqrt: the lower tile shorter
-// than the triangle (the ragged last tile row), taller, ib not dividing.
-const Shape kGeqrt[] = {{16, 16, 4}, {37, 29, 8}, {45, 45, 7}, {20, 20, 20}, {9, 9, 1}};
-const Shape kTpqrt[] = {{16, 16, 4}, {11, 29, 8}, {45, 33, 7}, {9, 9, 1}};
+// geqrt: square, tall, ib not dividing n, ib = n, ib = 1, and the widest default ib (128, apps/qr/
+// t_factors.hpp) beside a narrower last block. tpqrt/tpmqrt: the lower tile shorter than the
+// triangle (the ragged last tile row), taller, ib not dividing, ib 128.
+const Shape kGeqrt[] = {{16, 16, 4},  {37, 29, 8}, {45, 45, 7},
+                        {20, 20, 20}, {9, 9, 1},   {140, 136, 128}};
+const Shape kTpqrt[] = {{16, 16, 4}, {11, 29, 8}, {45, 33, 7}, {9, 9, 1}, {72, 136, 128}};
 
 class QrDeviceKernels : public test::PerDevice {
  protected:
