@@ -179,7 +179,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   Tiles<T> s;
   s.n = cfg.n;
   s.block = cfg.block;
-  s.ib = inner_block_for(cfg.ib, cfg.block);
+  s.ib = inner_block_for(cfg.ib, cfg.block, !options.devices.empty() || !options.platform.empty());
   s.nt = (cfg.n + cfg.block - 1) / cfg.block;
   s.grid = cfg.grid;
   s.domains = cfg.tree ? cfg.grid.p : 1;

@@ -30,7 +30,7 @@ namespace conveyor::apps::qr {
 struct DistributedConfig {
   int n = 4096;
   int block = 512;
-  int ib = 0;  ///< inner blocking; 0: inner_block_for (t_factors.hpp)
+  int ib = 0;  ///< inner blocking; 0: inner_block_for's default (t_factors.hpp) for the workers
   Precision precision = Precision::Double;
   ProcessGrid grid;     ///< p * q must equal the number of ranks
   int repeat = 1;       ///< factorisations timed; the fastest is reported

@@ -24,6 +24,9 @@ namespace {
 using common::TracePhase;
 
 bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
+// Whether tasks may run on devices: devices listed, or a simulated platform (its devices by
+// default).
+bool has_devices(const RunConfig& c) { return !c.runtime.devices.empty() || simulated(c); }
 // "n = 4096", or "m x n = 100000 x 64" for a tall matrix.
 std::string size_text(const RunConfig& c) {
   return c.rows() == c.n ? "n = " + std::to_string(c.n)
@@ -36,7 +39,7 @@ template <typename T>
 RunResult run_typed(const RunConfig& c) {
   RunResult result;
   result.block = block_for(c);
-  result.ib = inner_block_for(c.ib, result.block);
+  result.ib = inner_block(c, result.block);
   result.cpu_kernels = cpu_kernel_library();
   // One BLAS thread per task: the runtime already runs one task per core.
   common::use_single_threaded_blas();
@@ -172,16 +175,18 @@ void validate(const RunConfig& c, bool needs_memory) {
 
 namespace {
 // The factorisation's tasks by kind (flat tree), for the tile rule's models: square tiles, T
-// tiles of min(ib, b) rows, buffers in the order of qr_graph.hpp, flops of the codelets' cost
-// functions (qr.cpp). `rows`: the matrix's rows (0: as many as columns).
-common::TileWorkload workload(Precision precision, int ib, int rows) {
-  return [precision, ib, rows](int n, int b) {
+// tiles of inner_block(c, b) rows, buffers in the order of qr_graph.hpp, flops of the codelets'
+// cost functions (qr.cpp).
+common::TileWorkload workload(const RunConfig& c) {
+  const bool with_devices = has_devices(c);
+  return [precision = c.precision, ib = c.ib, rows = c.m, with_devices](int n, int b) {
     const int m = std::max(rows, n);
     const TaskCounts count = task_counts((m + b - 1) / b, (n + b - 1) / b);
     const double b3 = static_cast<double>(b) * b * b;
     const std::size_t element = precision == Precision::Single ? 4 : 8;
     const std::size_t tile = static_cast<std::size_t>(b) * b * element;
-    const std::size_t t = static_cast<std::size_t>(inner_block_for(ib, b)) * b * element;
+    const std::size_t t =
+        static_cast<std::size_t>(inner_block_for(ib, b, with_devices)) * b * element;
     return std::vector<common::TileTasks>{
         {"geqrt", static_cast<double>(count.geqrt), 4 * b3 / 3, {tile, tile, t}},
         {"gemqrt", static_cast<double>(count.gemqrt), 2 * b3, {tile, t, tile}},
@@ -191,9 +196,13 @@ common::TileWorkload workload(Precision precision, int ib, int rows) {
 }
 }  // namespace
 
+int inner_block(const RunConfig& c, int block) {
+  return inner_block_for(c.ib, block, has_devices(c));
+}
+
 int domains_for(const RunConfig& c, int block) {
   if (c.domains > 0) return c.domains;
-  if (!c.runtime.devices.empty() || simulated(c)) return 1;
+  if (has_devices(c)) return 1;
   const int cpus = common::cpu_workers(c.runtime);
   const int mt = (c.rows() + block - 1) / block, nt = (c.n + block - 1) / block;
   if (cpus <= 1 || nt * nt >= 2 * cpus) return 1;
@@ -202,8 +211,8 @@ int domains_for(const RunConfig& c, int block) {
 
 int block_for(const RunConfig& c) {
   const int m = c.rows();
-  if (c.block > 0 || m == c.n || !c.runtime.devices.empty() || simulated(c))
-    return common::block_for(c.n, c.block, c.runtime, workload(c.precision, c.ib, c.m));
+  if (c.block > 0 || m == c.n || has_devices(c))
+    return common::block_for(c.n, c.block, c.runtime, workload(c));
   // A tall matrix on CPU workers: the tile of a square matrix with as many elements, sqrt(m n)
   // per side (its tiles, not its tile columns, are what the workers share: domains_for gives a
   // thin one a tree), but at most about twice as high as the matrix is wide, since a tile of few

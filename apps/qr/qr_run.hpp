@@ -18,7 +18,7 @@ struct RunConfig {
   int n = 4096;     ///< columns (the order of a square matrix)
   int m = 0;        ///< rows, m >= n; 0: n (square)
   int block = 0;    ///< tile size; 0: block_for (the tile rule, block_size.hpp)
-  int ib = 0;       ///< inner blocking; 0: inner_block_for (t_factors.hpp)
+  int ib = 0;       ///< inner blocking; 0: inner_block (below)
   int domains = 0;  ///< domains of tile rows (qr_graph.hpp); 0: domains_for
   Precision precision = Precision::Double;
   /// CPU workers, devices (OpenCL, CUDA), scheduler, pinning, device memory, or a simulated
@@ -65,6 +65,10 @@ void validate(const RunConfig& config, bool needs_memory = true);
 /// worker, at most one per two tile rows: a tall matrix with few tile columns, whose flat tree is
 /// one long chain of tpqrt. `block`: the tile size used.
 int domains_for(const RunConfig& config, int block);
+
+/// config.ib taken as the block when larger, or when it is 0 the default of inner_block_for
+/// (t_factors.hpp) for the config's workers. `block`: the tile size used.
+int inner_block(const RunConfig& config, int block);
 
 /// config.block, or when it is 0 the shared tile rule (common::block_for with the factorisation's
 /// tasks): with devices under a model scheduler, the tile the performance models say suits the

@@ -25,14 +25,16 @@
 namespace conveyor::apps::qr {
 
 /// The inner blocking of a factorisation in tiles of `block`: `ib` when it is given (positive),
-/// taken as the block when larger; else (0) 64, or block / 8 for tiles above 512, at most 128.
-/// Each block of reflectors updates a tile by products ib x b x b and b x b x ib, and OpenBLAS
-/// packs the whole tile for each, so taller blocks pack it fewer times: on a 2-core AMD EPYC,
-/// double, this rule made `conveyor qr` 1.13-1.30x faster than ib 32 at n = 2048-8192, and ib 256
-/// at tile 1024 was slower than 128 (docs/qr.md, "Inner blocking").
-inline int inner_block_for(int ib, int block) {
+/// taken as the block when larger; else (0), on CPU workers alone, 64, or block / 8 for tiles
+/// above 512, at most 128, and with devices (or on a simulated platform) 32. Each block of
+/// reflectors updates a tile by products ib x b x b and b x b x ib, and OpenBLAS packs the whole
+/// tile for each, so taller blocks pack it fewer times: on a 2-core AMD EPYC, double, the rule made
+/// `conveyor qr` 1.13-1.30x faster than ib 32 at n = 2048-8192, and ib 256 at tile 1024 was slower
+/// than 128. Devices gain nothing measured from it (the CUDA updates merge blocks of 128 anyway;
+/// PoCL within its noise) and copy T tiles twice the size (docs/qr.md, "Inner blocking").
+inline int inner_block_for(int ib, int block, bool with_devices) {
   if (ib > 0) return std::min(ib, block);
-  return std::min(block, std::clamp(block / 8, 64, 128));
+  return std::min(block, with_devices ? 32 : std::clamp(block / 8, 64, 128));
 }
 
 /// Rows and columns of a matrix.

@@ -214,7 +214,7 @@ template <typename T>
 apps::qr::TFactors<T> qr_factors(const apps::qr::RunConfig& config) {
   const int block = apps::qr::block_for(config);
   return apps::qr::TFactors<T>(apps::qr::MatrixSize{config.rows(), config.n}, block,
-                               apps::qr::inner_block_for(config.ib, block),
+                               apps::qr::inner_block(config, block),
                                apps::qr::domains_for(config, block));
 }
 

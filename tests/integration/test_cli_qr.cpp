@@ -115,6 +115,16 @@ TEST(CliQr, WithoutBlockTheTileSizeIsChosenAndSaid) {
   EXPECT_TRUE(noted(doc, "ib 64 chosen for tiles of 64")) << doc["notes"].dump();
 }
 
+TEST(CliQr, WithADeviceTheInnerBlockingStays32) {
+  SKIP_WITHOUT_QR();
+  if (!opencl_present()) GTEST_SKIP() << "no OpenCL device";
+  CliResult r = run_cli("qr --n 256 --block 128 --devices cpu,opencl:0 --no-warmup --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["results"][0]["ib"], 32);
+  EXPECT_TRUE(noted(doc, "ib 32 chosen for tiles of 128")) << doc["notes"].dump();
+}
+
 TEST(CliQr, AnIbGivenIsKeptOrTakenAsTheBlockAndSaid) {
   SKIP_WITHOUT_QR();
   CliResult r = run_cli("qr --n 96 --block 32 --ib 16 --no-warmup --json");

@@ -208,7 +208,8 @@ void add_notes(Report& report, const QrCliOptions& o, const ResolvedRuntime& res
   if (!o.block_given) report.add_note(chosen_block_note(first, o.n));
   if (!o.ib_given)
     report.add_note(fmt::format(
-        "ib {} chosen for tiles of {} (64, or the tile / 8 above 512, at most 128; --ib sets it)",
+        "ib {} chosen for tiles of {} (on CPU workers alone 64, or the tile / 8 above 512, at "
+        "most 128; with devices 32; --ib sets it)",
         first["ib"].get<int>(), first["block"].get<int>()));
   else if (first["ib"].get<int>() != o.ib)
     report.add_note(fmt::format("ib {} taken as the block, {}", o.ib, first["ib"].get<int>()));

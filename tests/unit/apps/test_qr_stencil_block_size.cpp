@@ -107,18 +107,30 @@ TEST(QrTallBlock, TilesAndDomainsForATallMatrixOnCpuWorkers) {
   EXPECT_EQ(qr::block_for(c), default_block(2048, 2));
 }
 
-// The inner blocking: 64, or the tile / 8 above 512, at most 128, never above the tile; an ib
-// given is kept up to the tile.
-TEST(QrInnerBlock, GrowsWithTheTileUnlessGiven) {
-  EXPECT_EQ(qr::inner_block_for(0, 32), 32);
-  EXPECT_EQ(qr::inner_block_for(0, 64), 64);
-  EXPECT_EQ(qr::inner_block_for(0, 256), 64);
-  EXPECT_EQ(qr::inner_block_for(0, 512), 64);
-  EXPECT_EQ(qr::inner_block_for(0, 640), 80);
-  EXPECT_EQ(qr::inner_block_for(0, 1024), 128);
-  EXPECT_EQ(qr::inner_block_for(0, 2048), 128);
-  EXPECT_EQ(qr::inner_block_for(32, 1024), 32);
-  EXPECT_EQ(qr::inner_block_for(200, 96), 96);
+// The inner blocking on CPU workers alone: 64, or the tile / 8 above 512, at most 128, never
+// above the tile; with devices 32; an ib given is kept up to the tile.
+TEST(QrInnerBlock, GrowsWithTheTileOnCpusUnlessGiven) {
+  EXPECT_EQ(qr::inner_block_for(0, 32, false), 32);
+  EXPECT_EQ(qr::inner_block_for(0, 64, false), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 256, false), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 512, false), 64);
+  EXPECT_EQ(qr::inner_block_for(0, 640, false), 80);
+  EXPECT_EQ(qr::inner_block_for(0, 1024, false), 128);
+  EXPECT_EQ(qr::inner_block_for(0, 2048, false), 128);
+  EXPECT_EQ(qr::inner_block_for(0, 1024, true), 32);
+  EXPECT_EQ(qr::inner_block_for(0, 16, true), 16);
+  EXPECT_EQ(qr::inner_block_for(48, 1024, false), 48);
+  EXPECT_EQ(qr::inner_block_for(200, 96, true), 96);
+  qr::RunConfig c;
+  c.runtime.cpus = 2;
+  EXPECT_EQ(qr::inner_block(c, 640), 80);
+  c.runtime.devices = {"opencl:0"};
+  EXPECT_EQ(qr::inner_block(c, 640), 32);
+  c.runtime.devices.clear();
+  c.runtime.platform = "platforms/h200-node.json";  // a simulated node: its devices by default
+  EXPECT_EQ(qr::inner_block(c, 640), 32);
+  c.ib = 100;
+  EXPECT_EQ(qr::inner_block(c, 640), 100);
 }
 
 TEST(StencilModelBlock, AGpuBesideTheCoresGetsTheTileItGetsAlone) {
