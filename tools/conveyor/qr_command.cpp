@@ -286,7 +286,8 @@ void add_matrix_options(CLI::App& command, QrCliOptions& o) {
   command
       .add_option("--ib", o.ib,
                   "Inner blocking of the reflectors (T tiles are ib x B); taken as B when larger "
-                  "(default: 64, or B/8 for tiles above 512, at most 128)")
+                  "(default on CPU workers alone: 64, or B/8 for tiles above 512, at most 128; "
+                  "with devices 32)")
       ->option_text("IB");
   command
       .add_option("--domains", o.domains,
