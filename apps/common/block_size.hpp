@@ -57,6 +57,12 @@ int sweep_block(int n, int workers, int max_block = kMaxDefaultBlock);
 /// The CPU workers a runtime made with `options` has: one per core when options.cpus < 0.
 int cpu_workers(const RuntimeOptions& options);
 
+/// Whether a runtime made with `options` may run tasks on devices: devices listed, or a simulated
+/// platform (whose devices it takes by default).
+inline bool with_devices(const RuntimeOptions& options) {
+  return !options.devices.empty() || !options.platform.empty();
+}
+
 /// `block` when given (> 0), else default_block for the workers a runtime made with `options` has:
 /// its CPU workers (one per core when options.cpus < 0) and its devices, with tiles up to
 /// kMaxDeviceBlock when there are no CPU workers.

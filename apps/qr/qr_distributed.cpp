@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/blas_threads.hpp"
+#include "common/block_size.hpp"
 #include "common/distributed_runs.hpp"
 #include "common/median.hpp"
 #include "common/memory_check.hpp"
@@ -179,7 +180,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   Tiles<T> s;
   s.n = cfg.n;
   s.block = cfg.block;
-  s.ib = inner_block_for(cfg.ib, cfg.block, !options.devices.empty() || !options.platform.empty());
+  s.ib = inner_block_for(cfg.ib, cfg.block, common::with_devices(options));
   s.nt = (cfg.n + cfg.block - 1) / cfg.block;
   s.grid = cfg.grid;
   s.domains = cfg.tree ? cfg.grid.p : 1;

@@ -24,9 +24,6 @@ namespace {
 using common::TracePhase;
 
 bool simulated(const RunConfig& c) { return !c.runtime.platform.empty(); }
-// Whether tasks may run on devices: devices listed, or a simulated platform (its devices by
-// default).
-bool has_devices(const RunConfig& c) { return !c.runtime.devices.empty() || simulated(c); }
 // "n = 4096", or "m x n = 100000 x 64" for a tall matrix.
 std::string size_text(const RunConfig& c) {
   return c.rows() == c.n ? "n = " + std::to_string(c.n)
@@ -178,15 +175,14 @@ namespace {
 // tiles of inner_block(c, b) rows, buffers in the order of qr_graph.hpp, flops of the codelets'
 // cost functions (qr.cpp).
 common::TileWorkload workload(const RunConfig& c) {
-  const bool with_devices = has_devices(c);
-  return [precision = c.precision, ib = c.ib, rows = c.m, with_devices](int n, int b) {
+  return [precision = c.precision, ib = c.ib, rows = c.m,
+          devices = common::with_devices(c.runtime)](int n, int b) {
     const int m = std::max(rows, n);
     const TaskCounts count = task_counts((m + b - 1) / b, (n + b - 1) / b);
     const double b3 = static_cast<double>(b) * b * b;
     const std::size_t element = precision == Precision::Single ? 4 : 8;
     const std::size_t tile = static_cast<std::size_t>(b) * b * element;
-    const std::size_t t =
-        static_cast<std::size_t>(inner_block_for(ib, b, with_devices)) * b * element;
+    const std::size_t t = static_cast<std::size_t>(inner_block_for(ib, b, devices)) * b * element;
     return std::vector<common::TileTasks>{
         {"geqrt", static_cast<double>(count.geqrt), 4 * b3 / 3, {tile, tile, t}},
         {"gemqrt", static_cast<double>(count.gemqrt), 2 * b3, {tile, t, tile}},
@@ -197,12 +193,12 @@ common::TileWorkload workload(const RunConfig& c) {
 }  // namespace
 
 int inner_block(const RunConfig& c, int block) {
-  return inner_block_for(c.ib, block, has_devices(c));
+  return inner_block_for(c.ib, block, common::with_devices(c.runtime));
 }
 
 int domains_for(const RunConfig& c, int block) {
   if (c.domains > 0) return c.domains;
-  if (has_devices(c)) return 1;
+  if (common::with_devices(c.runtime)) return 1;
   const int cpus = common::cpu_workers(c.runtime);
   const int mt = (c.rows() + block - 1) / block, nt = (c.n + block - 1) / block;
   if (cpus <= 1 || nt * nt >= 2 * cpus) return 1;
@@ -211,7 +207,7 @@ int domains_for(const RunConfig& c, int block) {
 
 int block_for(const RunConfig& c) {
   const int m = c.rows();
-  if (c.block > 0 || m == c.n || has_devices(c))
+  if (c.block > 0 || m == c.n || common::with_devices(c.runtime))
     return common::block_for(c.n, c.block, c.runtime, workload(c));
   // A tall matrix on CPU workers: the tile of a square matrix with as many elements, sqrt(m n)
   // per side (its tiles, not its tile columns, are what the workers share: domains_for gives a

@@ -111,7 +111,7 @@ common::TileWorkload workload(const RunConfig& c) {
 }  // namespace
 
 int block_for(const RunConfig& c) {
-  if (c.block == 0 && c.runtime.devices.empty() && !simulated(c))  // CPU workers alone
+  if (c.block == 0 && !common::with_devices(c.runtime))  // CPU workers alone
     return common::sweep_block(c.n, common::cpu_workers(c.runtime));
   return common::block_for(c.n, c.block, c.runtime, workload(c));
 }
