@@ -10,13 +10,17 @@
 
 #include "common/blas_threads.hpp"
 #include "conveyor/error.hpp"
+#include "qr/fused_ts_update.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 
 namespace conveyor::apps::qr {
 
 bool cpu_kernels_available() { return true; }
 
-std::string cpu_kernel_library() { return common::blas_library() + " + LAPACKE"; }
+std::string cpu_kernel_library() {
+  return common::blas_library() + " + LAPACKE" +
+         (fused_ts_update_chosen() ? ", TS update fused (AVX2) where a block fits in L2" : "");
+}
 
 namespace {
 
@@ -105,9 +109,13 @@ template <typename T>
 void cpu_tpqrt(int m, int n, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt) {
   pentagonal_qrt(m, n, 0, ib, a, lda, b, ldb, t, ldt, "tpqrt");
 }
+// The TS update, most of the factorisation's flops: the fused kernel where it beats LAPACK's
+// (fused_ts_update.hpp: LAPACK's packs the tile B again for every block of ib reflectors).
 template <typename T>
 void cpu_tpmqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* a, int lda, T* b, int ldb) {
+  if (fused_ts_update_chosen() && fused_ts_update_fits<T>(m, ib))
+    return fused_ts_update<T>(transpose, m, n, k, ib, v, ldv, t, ldt, a, lda, b, ldb);
   pentagonal_mqrt(transpose, m, n, k, 0, ib, v, ldv, t, ldt, a, lda, b, ldb, "tpmqrt");
 }
 template <typename T>

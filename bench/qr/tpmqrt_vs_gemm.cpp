@@ -9,6 +9,7 @@
 //
 //   qr_tpmqrt_vs_gemm TILE IB [ROUNDS] [s|d]    e.g. 256 32 15 d
 #include <cblas.h>
+#include <lapacke.h>
 #include <time.h>
 
 #include <chrono>
@@ -21,6 +22,7 @@
 
 #include "common/blas_threads.hpp"
 #include "common/median.hpp"
+#include "qr/fused_ts_update.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 
 namespace qr = conveyor::apps::qr;
@@ -37,6 +39,19 @@ void gemm(bool trans_a, int m, int n, int k, double alpha, const double* a, int 
           const double* b, int ldb, double beta, double* c, int ldc) {
   cblas_dgemm(CblasColMajor, trans_a ? CblasTrans : CblasNoTrans, CblasNoTrans, m, n, k, alpha, a,
               lda, b, ldb, beta, c, ldc);
+}
+
+// LAPACK's ?tpmqrt (Q^T, l = 0) on b x b tiles, what `conveyor qr` runs with
+// CONVEYOR_QR_TS_UPDATE=lapack.
+void lapack_tpmqrt(int b, int ib, const float* v, const float* t, float* a, float* c) {
+  thread_local std::vector<float> work(static_cast<std::size_t>(b) * ib);
+  LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, 0, ib, v, b, t, ib, a, b, c, b,
+                       work.data());
+}
+void lapack_tpmqrt(int b, int ib, const double* v, const double* t, double* a, double* c) {
+  thread_local std::vector<double> work(static_cast<std::size_t>(b) * ib);
+  LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, 0, ib, v, b, t, ib, a, b, c, b,
+                       work.data());
 }
 
 template <typename T>
@@ -85,10 +100,16 @@ int run(int b, int ib, int rounds) {
        },
        {},
        {}},
-      {"tpmqrt",
+      {"tpmqrt LAPACK",
+       4 * b3,
+       [&] { lapack_tpmqrt(b, ib, v.data(), t.data(), a.data(), c.data()); },
+       {},
+       {}},
+      {"tpmqrt fused",
        4 * b3,
        [&] {
-         qr::cpu_tpmqrt<T>(true, b, b, b, ib, v.data(), b, t.data(), ib, a.data(), b, c.data(), b);
+         qr::fused_ts_update<T>(true, b, b, b, ib, v.data(), b, t.data(), ib, a.data(), b, c.data(),
+                                b);
        },
        {},
        {}},
@@ -111,6 +132,8 @@ int run(int b, int ib, int rounds) {
        {},
        {}},
   };
+  if (!qr::fused_ts_update_available())  // not an x86-64 CPU with AVX2 and FMA
+    kernels.erase(kernels.begin() + 2);
   // A batch of about 20 ms per timing (at 10 GFLOP/s or faster).
   const int batch = std::max(1, static_cast<int>(0.02 * 10e9 / (4 * b3)));
   for (auto& k : kernels) k.call();  // warm the workspaces and caches

@@ -212,6 +212,28 @@ TEST(CliQr, RunsTheBlasKernelsTheCpuHas) {
   EXPECT_EQ(chosen.find(" Prescott"), std::string::npos) << chosen;
 }
 
+// The TS update runs fused where the CPU has AVX2 + FMA, LAPACK's when asked; either passes the
+// check, and the run says which ran. Any other choice is one line and exit 2.
+TEST(CliQr, TheTsUpdateIsFusedUnlessLapacksIsAskedFor) {
+  SKIP_WITHOUT_QR();
+  const std::string checked = "qr --n 300 --block 64 --ib 24 --check --no-warmup --json";
+  for (const char* choice : {"lapack", "fused"}) {
+    SCOPED_TRACE(choice);
+    CliResult r =
+        run_program(std::string("CONVEYOR_QR_TS_UPDATE=") + choice + " " + CONVEYOR_CLI, checked);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto result = nlohmann::json::parse(r.out)["results"][0];
+    EXPECT_EQ(result["check"], "passed") << r.out;
+    const bool fused =
+        result["cpu_kernels"].get<std::string>().find("TS update fused") != std::string::npos;
+    EXPECT_EQ(fused, std::string(choice) == "fused" && cpu_has("avx2") && cpu_has("fma")) << r.out;
+  }
+  CliResult bad = run_program(std::string("CONVEYOR_QR_TS_UPDATE=fast ") + CONVEYOR_CLI, checked);
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_EQ(line_count(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("CONVEYOR_QR_TS_UPDATE"), std::string::npos) << bad.err;
+}
+
 TEST(CliQr, HelpTeachesWithExamples) {
   CliResult r = run_cli("qr --help");
   ASSERT_EQ(r.exit_code, 0);
