@@ -71,6 +71,15 @@ struct Doubles {
   CONVEYOR_AVX2_INLINE static void store(T* p, V x) { _mm256_storeu_pd(p, x); }
   CONVEYOR_AVX2_INLINE static V splat(T x) { return _mm256_set1_pd(x); }
   CONVEYOR_AVX2_INLINE static V sum(V x, V y) { return _mm256_add_pd(x, y); }
+  // x[i] holds element i of 4 vectors <- x[i] holds vector i (a 4 x 4 transpose)
+  CONVEYOR_AVX2_INLINE static void transpose(V* x) {
+    const V t0 = _mm256_unpacklo_pd(x[0], x[1]), t1 = _mm256_unpackhi_pd(x[0], x[1]);
+    const V t2 = _mm256_unpacklo_pd(x[2], x[3]), t3 = _mm256_unpackhi_pd(x[2], x[3]);
+    x[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    x[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    x[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+    x[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+  }
   CONVEYOR_AVX2_INLINE static V plus_product(V x, V y, V acc) { return _mm256_fmadd_pd(x, y, acc); }
   CONVEYOR_AVX2_INLINE static V minus_product(V x, V y, V acc) {
     return _mm256_fnmadd_pd(x, y, acc);
@@ -85,6 +94,24 @@ struct Floats {
   CONVEYOR_AVX2_INLINE static void store(T* p, V x) { _mm256_storeu_ps(p, x); }
   CONVEYOR_AVX2_INLINE static V splat(T x) { return _mm256_set1_ps(x); }
   CONVEYOR_AVX2_INLINE static V sum(V x, V y) { return _mm256_add_ps(x, y); }
+  // An 8 x 8 transpose, as Doubles::transpose.
+  CONVEYOR_AVX2_INLINE static void transpose(V* x) {
+    V t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(x[i], x[i + 1]);
+      t[i + 1] = _mm256_unpackhi_ps(x[i], x[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int i = 0; i < 4; ++i) {
+      x[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+      x[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+    }
+  }
   CONVEYOR_AVX2_INLINE static V plus_product(V x, V y, V acc) { return _mm256_fmadd_ps(x, y, acc); }
   CONVEYOR_AVX2_INLINE static V minus_product(V x, V y, V acc) {
     return _mm256_fnmadd_ps(x, y, acc);
@@ -140,81 +167,53 @@ CONVEYOR_AVX2_INLINE void vt_times_b(int m, const typename S::T* vt, int ldvt,
     for (int j = 0; j < J; ++j) S::store(w + q * S::lanes + j * ldw, acc[q][j]);
 }
 
-// c[0 : RV*lanes, 0 : J] -= v[0 : RV*lanes, 0 : kb] w[0 : kb, 0 : J]; c and v column-major, w by
-// rows of kColumns (element (p, j) at w[p * kColumns + j]: the broadcasts are fixed offsets).
-template <class S, int RV, int J>
+// c[0 : RV*lanes, 0 : J] -= v[0 : RV*lanes, 0 : kb] w[0 : kb, 0 : J], all column-major; with
+// `add` false, c = -v w. From zero, c added at the end: its loads (from L2) then overlap the
+// products.
+template <class S, int RV, int J, bool add = true>
 CONVEYOR_AVX2_INLINE void minus_v_times_w(int kb, const typename S::T* v, int ldv,
-                                          const typename S::T* w, typename S::T* c, int ldc) {
-  // From zero, c added at the end: its loads (from L2) then overlap the next block's products.
+                                          const typename S::T* w, int ldw, typename S::T* c,
+                                          int ldc) {
   typename S::V acc[RV][J];
   for (int j = 0; j < J; ++j)
     for (int q = 0; q < RV; ++q) acc[q][j] = S::zero();
-  for (int p = 0; p < kb; ++p, w += kColumns) {
+  for (int p = 0; p < kb; ++p) {
     typename S::V x[RV];
     for (int q = 0; q < RV; ++q)
       x[q] = S::load(v + q * S::lanes + static_cast<std::size_t>(p) * ldv);
     for (int j = 0; j < J; ++j) {
-      const typename S::V s = S::splat(w[j]);
+      const typename S::V s = S::splat(w[p + j * ldw]);
       for (int q = 0; q < RV; ++q) acc[q][j] = S::minus_product(x[q], s, acc[q][j]);
     }
   }
   for (int j = 0; j < J; ++j)
     for (int q = 0; q < RV; ++q) {
       typename S::T* at = c + q * S::lanes + static_cast<std::size_t>(j) * ldc;
-      S::store(at, S::sum(S::load(at), acc[q][j]));
+      S::store(at, add ? S::sum(S::load(at), acc[q][j]) : acc[q][j]);
     }
 }
-
-// The small kb x nc matrices between the products, w column-major (ldw) and a the kb rows of A
-// (lda), into `chunks`: by blocks of kColumns columns, each block by rows (the layout of
-// minus_v_times_w's w; block jb's element (p, j) at chunks[(jb * kb + p) * kColumns + j]).
-//   W' = A_p + W:           chunks <- w + a
-//   A_p -= W2, B -= V_p W2: chunks <- w, a -= w
-template <typename T>
-void sum_by_column_blocks(int kb, int nc, const T* w, int ldw, const T* a, int lda, T* chunks) {
-  for (int j = 0; j < nc; ++j) {
-    T* to = chunks + static_cast<std::size_t>(j / kColumns) * kb * kColumns + j % kColumns;
-    const T* wj = w + static_cast<std::size_t>(j) * ldw;
-    const T* aj = a + static_cast<std::size_t>(j) * lda;
-    for (int p = 0; p < kb; ++p) to[p * kColumns] = wj[p] + aj[p];
-  }
-}
-template <typename T>
-void by_column_blocks_less_from_a(int kb, int nc, const T* w, int ldw, T* a, int lda, T* chunks) {
-  for (int j = 0; j < nc; ++j) {
-    T* to = chunks + static_cast<std::size_t>(j / kColumns) * kb * kColumns + j % kColumns;
-    const T* wj = w + static_cast<std::size_t>(j) * ldw;
-    T* aj = a + static_cast<std::size_t>(j) * lda;
-    for (int p = 0; p < kb; ++p) {
-      to[p * kColumns] = wj[p];
-      aj[p] -= wj[p];
-    }
-  }
-}
-
 // The rows of c below the last whole sliver (fewer than 2 vectors) for J columns: one vector of
 // rows, then one row at a time; v column-major where it lies.
 template <class S, int J>
 CONVEYOR_AVX2_INLINE void last_rows_minus_v_times_w(int first, int m, int kb,
                                                     const typename S::T* v, int ldv,
-                                                    const typename S::T* w, typename S::T* c,
-                                                    int ldc) {
+                                                    const typename S::T* w, int ldw,
+                                                    typename S::T* c, int ldc) {
   constexpr int L = S::lanes;
   int r = first;
   if (r + L <= m) {
-    minus_v_times_w<S, 1, J>(kb, v + r, ldv, w, c + r, ldc);
+    minus_v_times_w<S, 1, J>(kb, v + r, ldv, w, ldw, c + r, ldc);
     r += L;
   }
   for (; r < m; ++r)
     for (int j = 0; j < J; ++j) {
       typename S::T s = c[r + static_cast<std::size_t>(j) * ldc];
-      for (int p = 0; p < kb; ++p)
-        s -= v[r + static_cast<std::size_t>(p) * ldv] * w[p * kColumns + j];
+      for (int p = 0; p < kb; ++p) s -= v[r + static_cast<std::size_t>(p) * ldv] * w[p + j * ldw];
       c[r + static_cast<std::size_t>(j) * ldc] = s;
     }
 }
 
-// The two register blocks with two vectors of rows, as kernels<S, J> for CONVEYOR_FOR_COLUMNS.
+// The register blocks with two vectors of rows, as kernels<S, J> for CONVEYOR_FOR_COLUMNS.
 template <class S, int J>
 CONVEYOR_AVX2_INLINE void vt_times_b_columns(int m, const typename S::T* vt, int ldvt,
                                              const typename S::T* b, int ldb, typename S::T* w,
@@ -223,33 +222,30 @@ CONVEYOR_AVX2_INLINE void vt_times_b_columns(int m, const typename S::T* vt, int
 }
 template <class S, int J>
 CONVEYOR_AVX2_INLINE void minus_v_times_w_sliver(int kb, const typename S::T* v, int ldv,
-                                                 const typename S::T* w, typename S::T* c,
+                                                 const typename S::T* w, int ldw, typename S::T* c,
                                                  int ldc) {
-  minus_v_times_w<S, 2, J>(kb, v, ldv, w, c, ldc);
+  minus_v_times_w<S, 2, J>(kb, v, ldv, w, ldw, c, ldc);
+}
+
+// W2 = op(T_p) W from -op(T_p).
+template <class S, int J>
+CONVEYOR_AVX2_INLINE void op_t_times_w(int kb, const typename S::T* op, int ldo,
+                                       const typename S::T* w, int ldw, typename S::T* c, int ldc) {
+  minus_v_times_w<S, 2, J, false>(kb, op, ldo, w, ldw, c, ldc);
 }
 
 // kernel<S, J>(args...) for J = columns (1 <= columns <= kColumns).
+// clang-format off
 #define CONVEYOR_FOR_COLUMNS(kernel, columns, ...) \
   switch (columns) {                               \
-    case 1:                                        \
-      kernel<S, 1>(__VA_ARGS__);                   \
-      break;                                       \
-    case 2:                                        \
-      kernel<S, 2>(__VA_ARGS__);                   \
-      break;                                       \
-    case 3:                                        \
-      kernel<S, 3>(__VA_ARGS__);                   \
-      break;                                       \
-    case 4:                                        \
-      kernel<S, 4>(__VA_ARGS__);                   \
-      break;                                       \
-    case 5:                                        \
-      kernel<S, 5>(__VA_ARGS__);                   \
-      break;                                       \
-    default:                                       \
-      kernel<S, 6>(__VA_ARGS__);                   \
-      break;                                       \
+    case 1: kernel<S, 1>(__VA_ARGS__); break;      \
+    case 2: kernel<S, 2>(__VA_ARGS__); break;      \
+    case 3: kernel<S, 3>(__VA_ARGS__); break;      \
+    case 4: kernel<S, 4>(__VA_ARGS__); break;      \
+    case 5: kernel<S, 5>(__VA_ARGS__); break;      \
+    default: kernel<S, 6>(__VA_ARGS__); break;     \
   }
+// clang-format on
 
 template <class S>
 CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const typename S::T* v,
@@ -274,15 +270,23 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
   for (int p = 0; p < k; p += ib) {
     const int kb = std::min(ib, k - p);
     T* block = vt + static_cast<std::size_t>(p / ib) * ldo * m;
-    for (int i0 = 0; i0 < ldo; i0 += sliver) {
-      // Row by row: the writes are contiguous, the reads walk sliver columns of V in step.
-      const int columns = std::max(0, std::min(sliver, kb - i0));
-      T* to = block + static_cast<std::size_t>(i0) * m;
+    for (int i0 = 0; i0 < ldo; i0 += L) {
+      // L columns at a time: L x L blocks transposed in registers, the rest one by one.
+      const int columns = std::max(0, std::min(L, kb - i0));
+      T* to = block + static_cast<std::size_t>(i0 / sliver) * sliver * m + i0 % sliver;
       const T* from = v + static_cast<std::size_t>(p + i0) * ldv;
-      for (int r = 0; r < m; ++r, to += sliver) {
-        for (int i = 0; i < columns; ++i) to[i] = from[r + static_cast<std::size_t>(i) * ldv];
-        std::fill(to + columns, to + sliver, T(0));
-      }
+      int r = 0;
+      if (columns == L)
+        for (; r + L <= m; r += L) {
+          typename S::V x[L];
+          for (int c = 0; c < L; ++c) x[c] = S::load(from + r + static_cast<std::size_t>(c) * ldv);
+          S::transpose(x);
+          for (int c = 0; c < L; ++c) S::store(to + static_cast<std::size_t>(r + c) * sliver, x[c]);
+        }
+      for (; r < m; ++r)
+        for (int c = 0; c < L; ++c)
+          to[static_cast<std::size_t>(r) * sliver + c] =
+              c < columns ? from[r + static_cast<std::size_t>(c) * ldv] : T(0);
     }
     T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
     for (int l = 0; l < kb; ++l)
@@ -301,7 +305,6 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
   }
   T* w = scratch<T, 2>(static_cast<std::size_t>(ldo) * kPanel);
   T* w2 = scratch<T, 3>(static_cast<std::size_t>(ldo) * kPanel);
-  T* chunks = scratch<T, 5>(static_cast<std::size_t>(ldo) * kPanel);
 
   for (int c0 = 0; c0 < n; c0 += kPanel) {
     const int nc = std::min(kPanel, n - c0);
@@ -325,31 +328,38 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
       }
       // W' = A_p + W; W2 = op(T_p) W' by row blocks of W2, over the columns of op(T_p) that are
       // not zero there (op(T_p) is lower triangular for Q^T, upper for Q); A_p -= W2
-      sum_by_column_blocks(kb, nc, w, ldo, ap + p, lda, chunks);
-      std::fill(w2, w2 + static_cast<std::size_t>(ldo) * nc, T(0));
+      for (int j = 0; j < nc; ++j) {
+        const T* aj = ap + p + static_cast<std::size_t>(j) * lda;
+        T* wj = w + j * ldo;
+        for (int l = 0; l < kb; ++l) wj[l] += aj[l];
+      }
       const T* op = op_t + static_cast<std::size_t>(p) * ldo;
       for (int i0 = 0; i0 < kb; i0 += sliver) {
         const int l0 = transpose ? 0 : i0, l1 = transpose ? std::min(kb, i0 + sliver) : kb;
         for (int j = 0; j < nc; j += kColumns) {
-          CONVEYOR_FOR_COLUMNS(minus_v_times_w_sliver, std::min(kColumns, nc - j), l1 - l0,
-                               op + i0 + static_cast<std::size_t>(l0) * ldo, ldo,
-                               chunks + (j * kb + l0 * kColumns), w2 + i0 + j * ldo, ldo)
+          CONVEYOR_FOR_COLUMNS(op_t_times_w, std::min(kColumns, nc - j), l1 - l0,
+                               op + i0 + static_cast<std::size_t>(l0) * ldo, ldo, w + l0 + j * ldo,
+                               ldo, w2 + i0 + j * ldo, ldo)
         }
       }
-      by_column_blocks_less_from_a(kb, nc, w2, ldo, ap + p, lda, chunks);
+      for (int j = 0; j < nc; ++j) {
+        T* aj = ap + p + static_cast<std::size_t>(j) * lda;
+        const T* wj = w2 + j * ldo;
+        for (int l = 0; l < kb; ++l) aj[l] -= wj[l];
+      }
       // B -= V_p W2: a sliver of rows at a time over all the panel's columns
       const T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
       for (int r = 0; r < rows_in_slivers; r += sliver)
         for (int j = 0; j < nc; j += kColumns) {
           CONVEYOR_FOR_COLUMNS(minus_v_times_w_sliver, std::min(kColumns, nc - j), kb,
-                               slivers + static_cast<std::size_t>(r) * ib, sliver, chunks + j * kb,
-                               bp + r + static_cast<std::size_t>(j) * ldb, ldb)
+                               slivers + static_cast<std::size_t>(r) * ib, sliver, w2 + j * ldo,
+                               ldo, bp + r + static_cast<std::size_t>(j) * ldb, ldb)
         }
       if (rows_in_slivers < m)
         for (int j = 0; j < nc; j += kColumns) {
           CONVEYOR_FOR_COLUMNS(last_rows_minus_v_times_w, std::min(kColumns, nc - j),
                                rows_in_slivers, m, kb, v + static_cast<std::size_t>(p) * ldv, ldv,
-                               chunks + j * kb, bp + static_cast<std::size_t>(j) * ldb, ldb)
+                               w2 + j * ldo, ldo, bp + static_cast<std::size_t>(j) * ldb, ldb)
         }
     }
   }
