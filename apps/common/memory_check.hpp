@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cache_line_vector.hpp"
 #include "conveyor/error.hpp"
 
 namespace conveyor::apps::common {
@@ -44,7 +45,7 @@ class HostMatrix {
 
  private:
   std::size_t bytes_;
-  std::vector<T> storage_;
+  CacheLineVector<T> storage_;  // columns on cache lines when the leading dimension allows
   T* data_ = nullptr;
   bool reserved_ = false;
 };

@@ -270,29 +270,38 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
   for (int p = 0; p < k; p += ib) {
     const int kb = std::min(ib, k - p);
     T* block = vt + static_cast<std::size_t>(p / ib) * ldo * m;
+    T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
+    // A sliver of reflector l's rows r.. (r a multiple of L, below rows_in_slivers) in vs.
+    auto in_slivers = [&](int l, int r) {
+      return slivers + static_cast<std::size_t>(r - r % sliver) * ib + l * sliver + r % sliver;
+    };
     for (int i0 = 0; i0 < ldo; i0 += L) {
-      // L columns at a time: L x L blocks transposed in registers, the rest one by one.
+      // L reflectors at a time, V read once: L x L blocks go to vs as they are and to vt
+      // transposed in registers; the last rows, and a block's last reflectors, one by one.
       const int columns = std::max(0, std::min(L, kb - i0));
       T* to = block + static_cast<std::size_t>(i0 / sliver) * sliver * m + i0 % sliver;
       const T* from = v + static_cast<std::size_t>(p + i0) * ldv;
       int r = 0;
-      if (columns == L)
+      if (columns == L) {
         for (; r + L <= m; r += L) {
           typename S::V x[L];
-          for (int c = 0; c < L; ++c) x[c] = S::load(from + r + static_cast<std::size_t>(c) * ldv);
+          for (int c = 0; c < L; ++c) {
+            x[c] = S::load(from + r + static_cast<std::size_t>(c) * ldv);
+            if (r < rows_in_slivers) S::store(in_slivers(i0 + c, r), x[c]);
+          }
           S::transpose(x);
           for (int c = 0; c < L; ++c) S::store(to + static_cast<std::size_t>(r + c) * sliver, x[c]);
         }
+      } else {
+        for (int c = 0; c < columns; ++c)
+          for (int rs = 0; rs < rows_in_slivers; rs += L)
+            std::copy_n(from + rs + static_cast<std::size_t>(c) * ldv, L, in_slivers(i0 + c, rs));
+      }
       for (; r < m; ++r)
         for (int c = 0; c < L; ++c)
           to[static_cast<std::size_t>(r) * sliver + c] =
               c < columns ? from[r + static_cast<std::size_t>(c) * ldv] : T(0);
     }
-    T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
-    for (int l = 0; l < kb; ++l)
-      for (int r = 0; r < rows_in_slivers; r += sliver)
-        std::copy_n(v + r + static_cast<std::size_t>(p + l) * ldv, sliver,
-                    slivers + static_cast<std::size_t>(r) * ib + l * sliver);
     for (int l = 0; l < kb; ++l) {
       T* column = op_t + static_cast<std::size_t>(p + l) * ldo;
       for (int i = 0; i < ldo; ++i) {

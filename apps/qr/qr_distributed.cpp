@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/blas_threads.hpp"
+#include "common/cache_line_vector.hpp"
 #include "common/block_size.hpp"
 #include "common/distributed_runs.hpp"
 #include "common/median.hpp"
@@ -201,7 +202,7 @@ DistributedResult run_typed(Distributed& dist, const DistributedConfig& cfg) {
   // virtual clock.
   if (cfg.warmup && options.platform.empty()) {
     const int wb = std::min(cfg.block, 64), wn = 3 * wb;
-    std::vector<T> w(static_cast<std::size_t>(wn) * wn);
+    common::CacheLineVector<T> w(static_cast<std::size_t>(wn) * wn);
     GeneralMatrix(wn).fill(w.data(), wn);
     TFactors<T> wt(wn, wb, std::min(s.ib, wb));
     factorize(dist.runtime(), codelets, w.data(), wn, wn, wb, wt);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/blas_threads.hpp"
+#include "common/cache_line_vector.hpp"
 #include "common/block_size.hpp"
 #include "common/median.hpp"
 #include "common/memory_check.hpp"
@@ -69,7 +70,7 @@ RunResult run_typed(const RunConfig& c) {
     // Three tiles per side is the smallest matrix with a task of every kind and a tpmqrt chain.
     double start = now_us();
     int wb = std::min(result.block, 64), wn = 3 * wb;
-    std::vector<T> w(static_cast<std::size_t>(wn) * wn);
+    common::CacheLineVector<T> w(static_cast<std::size_t>(wn) * wn);
     GeneralMatrix(wn).fill(w.data(), wn);
     TFactors<T> wt(wn, wb, std::min(result.ib, wb));
     factorize(rt, codelets, w.data(), wn, wn, wb, wt);

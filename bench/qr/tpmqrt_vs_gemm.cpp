@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/blas_threads.hpp"
+#include "common/cache_line_vector.hpp"
 #include "common/median.hpp"
 #include "qr/fused_ts_update.hpp"
 #include "qr/qr_cpu_kernels.hpp"
@@ -54,10 +55,14 @@ void lapack_tpmqrt(int b, int ib, const double* v, const double* t, double* a, d
                        work.data());
 }
 
+// Tiles on cache lines, as `conveyor qr` allocates its matrix (common/cache_line_vector.hpp).
 template <typename T>
-std::vector<T> random_tile(int b, std::mt19937& rng) {
+using Tile = conveyor::apps::common::CacheLineVector<T>;
+
+template <typename T>
+Tile<T> random_tile(int b, std::mt19937& rng) {
   std::uniform_real_distribution<T> u(-1, 1);
-  std::vector<T> x(static_cast<std::size_t>(b) * b);
+  Tile<T> x(static_cast<std::size_t>(b) * b);
   for (auto& e : x) e = u(rng);
   return x;
 }
@@ -83,13 +88,13 @@ int run(int b, int ib, int rounds) {
   // The reflectors of a tpqrt of [R; V] (a TS step), and the tiles the update works on:
   // orthogonal transformations keep them bounded however often they are applied.
   auto r = random_tile<T>(b, rng), v = random_tile<T>(b, rng);
-  std::vector<T> t(static_cast<std::size_t>(ib) * b);
+  Tile<T> t(static_cast<std::size_t>(ib) * b);
   qr::cpu_tpqrt<T>(b, b, ib, r.data(), b, v.data(), b, t.data(), ib);
   auto a = random_tile<T>(b, rng), c = random_tile<T>(b, rng);
   // The gemm-only kernels' tiles: y += small x x and y -= small V_p W with W = V_pᵀ x (beta 0)
   // grow by a bounded step per call.
   auto x = random_tile<T>(b, rng), y = random_tile<T>(b, rng);
-  std::vector<T> w(static_cast<std::size_t>(ib) * b);
+  Tile<T> w(static_cast<std::size_t>(ib) * b);
   const T small = T(1e-6);
   std::vector<Kernel> kernels = {
       {"gemm (2 x b^3)",
