@@ -132,6 +132,8 @@ struct SimdOf<float> {
 // 16 registers, two for the rows loaded, one for the broadcast).
 constexpr int kPanel = 24;
 constexpr int kColumns = 6;
+// Bytes of B per group of panels (fused's loops): half of a 512 KiB L2.
+constexpr std::size_t kGroupBytes = std::size_t{256} << 10;
 // Rows of B per chunk of the products W = V_p^T B: a sliver's chunk (256 x 8 doubles, 16 KiB).
 constexpr int kRows = 256;
 
@@ -315,63 +317,70 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
   T* w = scratch<T, 2>(static_cast<std::size_t>(ldo) * kPanel);
   T* w2 = scratch<T, 3>(static_cast<std::size_t>(ldo) * kPanel);
 
-  for (int c0 = 0; c0 < n; c0 += kPanel) {
-    const int nc = std::min(kPanel, n - c0);
-    T* bp = b + static_cast<std::size_t>(c0) * ldb;
-    T* ap = a + static_cast<std::size_t>(c0) * lda;
+  // Columns by groups whose B fills half of L2 (kGroupBytes), and in a group block by block, each
+  // over the group's panels: the group's B stays in L2 for all the blocks, and each block's packed
+  // reflectors for all the group's panels. (Panel by panel over the whole tile, every panel would
+  // stream all of V's packed copies from L3.)
+  const int group =
+      std::max(kPanel, static_cast<int>(kGroupBytes / (sizeof(T) * m)) / kPanel * kPanel);
+  for (int g0 = 0; g0 < n; g0 += group)
     for (int step = 0; step < blocks; ++step) {
       // Q^T applies the blocks first to last, Q last to first.
       const int p = (transpose ? step : blocks - 1 - step) * ib;
       const int kb = std::min(ib, k - p);
       const T* block = vt + static_cast<std::size_t>(p / ib) * ldo * m;
-      // W = V_p^T B, by chunks of rows so that a sliver's chunk stays in L1 for all the columns
-      for (int r0 = 0; r0 < m; r0 += kRows) {
-        const int rows = std::min(kRows, m - r0);
-        for (int g = 0; g < kb; g += sliver)
+      for (int c0 = g0; c0 < std::min(n, g0 + group); c0 += kPanel) {
+        const int nc = std::min(kPanel, n - c0);
+        T* bp = b + static_cast<std::size_t>(c0) * ldb;
+        T* ap = a + static_cast<std::size_t>(c0) * lda;
+        // W = V_p^T B, by chunks of rows so that a sliver's chunk stays in L1 for all the columns
+        for (int r0 = 0; r0 < m; r0 += kRows) {
+          const int rows = std::min(kRows, m - r0);
+          for (int g = 0; g < kb; g += sliver)
+            for (int j = 0; j < nc; j += kColumns) {
+              CONVEYOR_FOR_COLUMNS(vt_times_b_columns, std::min(kColumns, nc - j), rows,
+                                   block + static_cast<std::size_t>(g) * m + r0 * sliver, sliver,
+                                   bp + r0 + static_cast<std::size_t>(j) * ldb, ldb,
+                                   w + g + j * ldo, ldo, r0 > 0)
+            }
+        }
+        // W' = A_p + W; W2 = op(T_p) W' by row blocks of W2, over the columns of op(T_p) that are
+        // not zero there (op(T_p) is lower triangular for Q^T, upper for Q); A_p -= W2
+        for (int j = 0; j < nc; ++j) {
+          const T* aj = ap + p + static_cast<std::size_t>(j) * lda;
+          T* wj = w + j * ldo;
+          for (int l = 0; l < kb; ++l) wj[l] += aj[l];
+        }
+        const T* op = op_t + static_cast<std::size_t>(p) * ldo;
+        for (int i0 = 0; i0 < kb; i0 += sliver) {
+          const int l0 = transpose ? 0 : i0, l1 = transpose ? std::min(kb, i0 + sliver) : kb;
           for (int j = 0; j < nc; j += kColumns) {
-            CONVEYOR_FOR_COLUMNS(vt_times_b_columns, std::min(kColumns, nc - j), rows,
-                                 block + static_cast<std::size_t>(g) * m + r0 * sliver, sliver,
-                                 bp + r0 + static_cast<std::size_t>(j) * ldb, ldb, w + g + j * ldo,
-                                 ldo, r0 > 0)
+            CONVEYOR_FOR_COLUMNS(op_t_times_w, std::min(kColumns, nc - j), l1 - l0,
+                                 op + i0 + static_cast<std::size_t>(l0) * ldo, ldo,
+                                 w + l0 + j * ldo, ldo, w2 + i0 + j * ldo, ldo)
+          }
+        }
+        for (int j = 0; j < nc; ++j) {
+          T* aj = ap + p + static_cast<std::size_t>(j) * lda;
+          const T* wj = w2 + j * ldo;
+          for (int l = 0; l < kb; ++l) aj[l] -= wj[l];
+        }
+        // B -= V_p W2: a sliver of rows at a time over all the panel's columns
+        const T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
+        for (int r = 0; r < rows_in_slivers; r += sliver)
+          for (int j = 0; j < nc; j += kColumns) {
+            CONVEYOR_FOR_COLUMNS(minus_v_times_w_sliver, std::min(kColumns, nc - j), kb,
+                                 slivers + static_cast<std::size_t>(r) * ib, sliver, w2 + j * ldo,
+                                 ldo, bp + r + static_cast<std::size_t>(j) * ldb, ldb)
+          }
+        if (rows_in_slivers < m)
+          for (int j = 0; j < nc; j += kColumns) {
+            CONVEYOR_FOR_COLUMNS(last_rows_minus_v_times_w, std::min(kColumns, nc - j),
+                                 rows_in_slivers, m, kb, v + static_cast<std::size_t>(p) * ldv, ldv,
+                                 w2 + j * ldo, ldo, bp + static_cast<std::size_t>(j) * ldb, ldb)
           }
       }
-      // W' = A_p + W; W2 = op(T_p) W' by row blocks of W2, over the columns of op(T_p) that are
-      // not zero there (op(T_p) is lower triangular for Q^T, upper for Q); A_p -= W2
-      for (int j = 0; j < nc; ++j) {
-        const T* aj = ap + p + static_cast<std::size_t>(j) * lda;
-        T* wj = w + j * ldo;
-        for (int l = 0; l < kb; ++l) wj[l] += aj[l];
-      }
-      const T* op = op_t + static_cast<std::size_t>(p) * ldo;
-      for (int i0 = 0; i0 < kb; i0 += sliver) {
-        const int l0 = transpose ? 0 : i0, l1 = transpose ? std::min(kb, i0 + sliver) : kb;
-        for (int j = 0; j < nc; j += kColumns) {
-          CONVEYOR_FOR_COLUMNS(op_t_times_w, std::min(kColumns, nc - j), l1 - l0,
-                               op + i0 + static_cast<std::size_t>(l0) * ldo, ldo, w + l0 + j * ldo,
-                               ldo, w2 + i0 + j * ldo, ldo)
-        }
-      }
-      for (int j = 0; j < nc; ++j) {
-        T* aj = ap + p + static_cast<std::size_t>(j) * lda;
-        const T* wj = w2 + j * ldo;
-        for (int l = 0; l < kb; ++l) aj[l] -= wj[l];
-      }
-      // B -= V_p W2: a sliver of rows at a time over all the panel's columns
-      const T* slivers = vs + static_cast<std::size_t>(p / ib) * rows_in_slivers * ib;
-      for (int r = 0; r < rows_in_slivers; r += sliver)
-        for (int j = 0; j < nc; j += kColumns) {
-          CONVEYOR_FOR_COLUMNS(minus_v_times_w_sliver, std::min(kColumns, nc - j), kb,
-                               slivers + static_cast<std::size_t>(r) * ib, sliver, w2 + j * ldo,
-                               ldo, bp + r + static_cast<std::size_t>(j) * ldb, ldb)
-        }
-      if (rows_in_slivers < m)
-        for (int j = 0; j < nc; j += kColumns) {
-          CONVEYOR_FOR_COLUMNS(last_rows_minus_v_times_w, std::min(kColumns, nc - j),
-                               rows_in_slivers, m, kb, v + static_cast<std::size_t>(p) * ldv, ldv,
-                               w2 + j * ldo, ldo, bp + static_cast<std::size_t>(j) * ldb, ldb)
-        }
     }
-  }
 }
 
 }  // namespace
