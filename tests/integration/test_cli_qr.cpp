@@ -240,6 +240,7 @@ TEST(CliQr, HelpTeachesWithExamples) {
   EXPECT_NE(r.out.find("Examples:"), std::string::npos);
   EXPECT_NE(r.out.find("--ib"), std::string::npos);
   EXPECT_NE(r.out.find("--check"), std::string::npos);
+  EXPECT_NE(r.out.find("CONVEYOR_QR_TS_UPDATE=lapack"), std::string::npos);
 }
 
 }  // namespace

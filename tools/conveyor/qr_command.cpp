@@ -332,7 +332,9 @@ constexpr const char* kQrExamples =
     "      16 simulated nodes in this process\n"
     "The matrix is generated (entries uniform in [-1, 1), deterministic). GFLOP/s counts 4/3 "
     "n^3\nflop. The tasks per step k: geqrt (diagonal tile), gemqrt (its row), tpqrt (each tile "
-    "below),\ntpmqrt (each tile right of those); docs/qr.md.";
+    "below),\ntpmqrt (each tile right of those); docs/qr.md. On AVX2 CPUs without AVX-512 "
+    "tpmqrt is a\nfused kernel of Conveyor's where it is faster than LAPACK's; "
+    "CONVEYOR_QR_TS_UPDATE=lapack keeps\nLAPACK's (the run's cpu_kernels says which).";
 
 }  // namespace
 
