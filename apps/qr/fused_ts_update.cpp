@@ -389,7 +389,7 @@ template <typename T>
 void fused_ts_update(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                      int ldt, T* a, int lda, T* b, int ldb) {
   if (!fused_ts_update_available())
-    throw Error("the fused TS update needs an x86-64 CPU with AVX2 and FMA");
+    throw Error("the fused TS update needs an x86-64 CPU with AVX2 and FMA, without AVX-512F");
   if (m <= 0 || n <= 0 || k <= 0) return;
   fused<typename SimdOf<T>::type>(transpose, m, n, k, ib, v, ldv, t, ldt, a, lda, b, ldb);
 }
@@ -400,7 +400,7 @@ bool fused_ts_update_available() { return false; }
 
 template <typename T>
 void fused_ts_update(bool, int, int, int, int, const T*, int, const T*, int, T*, int, T*, int) {
-  throw Error("the fused TS update needs an x86-64 CPU with AVX2 and FMA");
+  throw Error("the fused TS update needs an x86-64 CPU with AVX2 and FMA, without AVX-512F");
 }
 
 #endif

@@ -1,7 +1,8 @@
 // The fused TS update (qr/fused_ts_update.hpp) against the reflectors applied one at a time, on
 // shapes that reach every edge of its register blocks and panels: rows not a multiple of the vector
-// width, columns not a multiple of the block or panel, ib not dividing k, ib = 1 and ib = k, in
-// both precisions and both directions.
+// width, columns not a multiple of the block or panel, ib not dividing k, ib = 1 and ib = k, B
+// taller than a chunk of rows and wider than a group of panels, in both precisions and both
+// directions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,6 +60,7 @@ TYPED_TEST(QrFusedTsUpdate, MatchesTheReflectorsAppliedOneAtATime) {
       {3, 1, 3, 2},         // fewer rows than a vector, one column
       {100, 70, 20, 20},    // B taller than A
       {17, 31, 40, 12},     // more reflectors than rows of B
+      {600, 100, 48, 16},   // rows past one chunk of W = V^T B, columns past one group
   };
   std::mt19937 rng(11);
   for (const UpdateShape& s : shapes) {
