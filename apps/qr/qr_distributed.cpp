@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "common/blas_threads.hpp"
-#include "common/cache_line_vector.hpp"
 #include "common/block_size.hpp"
+#include "common/cache_line_vector.hpp"
 #include "common/distributed_runs.hpp"
 #include "common/median.hpp"
 #include "common/memory_check.hpp"
