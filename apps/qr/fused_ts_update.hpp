@@ -19,12 +19,13 @@
 
 namespace conveyor::apps::qr {
 
-/// Whether this build and CPU run the fused kernel (x86-64 with AVX2 and FMA and without AVX-512F,
-/// built by GCC or Clang).
+/// Whether this build and CPU can run the fused kernel (x86-64 with AVX2 and FMA, built by GCC or
+/// Clang).
 bool fused_ts_update_available();
 
-/// Whether `cpu_tpmqrt` uses it: available, and not turned off by CONVEYOR_QR_TS_UPDATE=lapack
-/// (read once). Throws conveyor::UsageError for any other value of the variable.
+/// Whether `cpu_tpmqrt` uses it: available, the CPU without AVX-512F, and not turned off by
+/// CONVEYOR_QR_TS_UPDATE=lapack (read once). Throws conveyor::UsageError for any other value of
+/// the variable.
 bool fused_ts_update_chosen();
 
 /// The L2 cache of one core in bytes (sysconf's; 512 KiB where it does not say).

@@ -21,6 +21,7 @@ class QrFusedTsUpdate : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!cpu_kernels_available()) GTEST_SKIP() << "built without LAPACKE (tpqrt makes V and T)";
+    // Where it can run, whether or not runs choose it (they do not on AVX-512 CPUs).
     if (!fused_ts_update_available()) GTEST_SKIP() << "this CPU has no AVX2 + FMA";
   }
 };
