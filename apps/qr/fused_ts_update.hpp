@@ -5,7 +5,8 @@
 ///
 /// Why not LAPACK's: ?tpmqrt applies the reflectors ib at a time through two gemm calls each, and
 /// every call packs the whole m x n tile B again, b / ib times per update: on one Zen 3 core at
-/// tile 256, ib 32 that runs at 0.64-0.71 of dgemm's rate (docs/results/qr.md). Here B is updated
+/// tile 256, ib 32 that runs at 0.66-0.75 of dgemm's rate, this kernel at 0.76-0.89
+/// (docs/results/qr.md). Here B is updated
 /// in place, a panel of columns at a time, every block of reflectors applied to the panel while it
 /// is in cache; V is packed once per call and the products are register-blocked outer products.
 ///

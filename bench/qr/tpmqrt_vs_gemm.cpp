@@ -1,11 +1,13 @@
 // The tile QR's TS update (tpmqrt, most of its flops) against gemm on one core, and the update's
-// two products on their own: what `conveyor qr` on CPUs runs (LAPACK's ?tpmqrt with l = 0, which
-// applies the reflectors ib at a time in WY form: W = A_p + V_pᵀ B, W = T_pᵀ W, A_p -= W,
-// B -= V_p W), two b x b x b gemm calls of the same flop count (4 b³), and the b / ib products
-// W = V_pᵀ B (ib x b x b) and B -= V_p W (b x b x ib) each timed alone (2 b³ each in all). One BLAS
-// thread. Rounds interleave the kernels (the order rotates), each timing a batch of calls; the
-// figure is the median over the rounds, on the wall clock and in the thread's CPU time (which
-// leaves out the time other processes held the core). "vs gemm" is the rate over gemm's.
+// two products on their own: the two updates `conveyor qr` on CPUs may run (LAPACK's ?tpmqrt with
+// l = 0, which applies the reflectors ib at a time in WY form: W = A_p + V_pᵀ B, W = T_pᵀ W,
+// A_p -= W, B -= V_p W, each product a gemm call; and the fused kernel of the same arithmetic,
+// qr/fused_ts_update.hpp, where the CPU has AVX2 and FMA), two b x b x b gemm calls of the same
+// flop count (4 b³), and LAPACK's b / ib products W = V_pᵀ B (ib x b x b) and B -= V_p W
+// (b x b x ib) each timed alone (2 b³ each in all). One BLAS thread. Rounds interleave the kernels
+// (the order rotates), each timing a batch of calls; the figure is the median over the rounds, on
+// the wall clock and in the thread's CPU time (which leaves out the time other processes held the
+// core). "vs gemm" is the rate over gemm's.
 //
 //   qr_tpmqrt_vs_gemm TILE IB [ROUNDS] [s|d]    e.g. 256 32 15 d
 #include <cblas.h>
