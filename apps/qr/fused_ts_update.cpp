@@ -15,10 +15,9 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <string>
-#include <vector>
 
+#include "common/thread_scratch.hpp"
 #include "conveyor/error.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -143,20 +142,10 @@ struct SimdOf<float> {
 // 16 registers, two for the rows loaded, one for the broadcast).
 constexpr int kPanel = 24;
 constexpr int kColumns = 6;
-// Bytes of B per group of panels (fused's loops): half of a 512 KiB L2.
-constexpr std::size_t kGroupBytes = std::size_t{256} << 10;
 // Rows of B per chunk of the products W = V_p^T B: a sliver's chunk (256 x 8 doubles, 16 KiB).
 constexpr int kRows = 256;
 
 int round_up(int x, int to) { return (x + to - 1) / to * to; }
-
-// Scratch of one worker thread, grown to the largest call: tasks on a thread run one at a time.
-template <typename T, int Slot>
-T* scratch(std::size_t elements) {
-  thread_local std::vector<T> space;
-  if (space.size() < elements) space.resize(elements);
-  return space.data();
-}
 
 // w[0 : RV*lanes, 0 : J] (+)= vt^T b[:, 0 : J] over m rows, vt a sliver of V_p packed by rows (a
 // row's RV*lanes reflectors contiguous, the next row ldvt further on); `add` keeps what w holds.
@@ -271,15 +260,15 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
   // V_p^T by slivers of 2 vectors of reflectors, each sliver's rows contiguous: the products
   // W = V_p^T B stream a sliver (m x 16 or 32 values, in L1) once per block of columns; zeros
   // past a block's last reflector.
-  T* vt = scratch<T, 0>(static_cast<std::size_t>(blocks) * ldo * m);
+  T* vt = common::thread_scratch<T, 0>(static_cast<std::size_t>(blocks) * ldo * m);
   // V_p by slivers of 2 vectors of rows, each sliver's reflectors contiguous (kb x 16 or 32
   // values): B -= V_p W reads a sliver from L1 for every block of columns. (V itself, with a
   // leading dimension of a power of two, maps a sliver's reflectors to two sets of the L1 cache.)
   const int rows_in_slivers = m / sliver * sliver;
-  T* vs = scratch<T, 4>(static_cast<std::size_t>(blocks) * rows_in_slivers * ib);
+  T* vs = common::thread_scratch<T, 4>(static_cast<std::size_t>(blocks) * rows_in_slivers * ib);
   // -op(T_p) of every block, ldo x kb, zeros outside the triangle: op(T_p) W is then the same
   // register-blocked product as B -= V_p W.
-  T* op_t = scratch<T, 1>(static_cast<std::size_t>(ldo) * k);
+  T* op_t = common::thread_scratch<T, 1>(static_cast<std::size_t>(ldo) * k);
   for (int p = 0; p < k; p += ib) {
     const int kb = std::min(ib, k - p);
     T* block = vt + static_cast<std::size_t>(p / ib) * ldo * m;
@@ -325,15 +314,15 @@ CONVEYOR_AVX2 void fused(bool transpose, int m, int n, int k, int ib, const type
       }
     }
   }
-  T* w = scratch<T, 2>(static_cast<std::size_t>(ldo) * kPanel);
-  T* w2 = scratch<T, 3>(static_cast<std::size_t>(ldo) * kPanel);
+  T* w = common::thread_scratch<T, 2>(static_cast<std::size_t>(ldo) * kPanel);
+  T* w2 = common::thread_scratch<T, 3>(static_cast<std::size_t>(ldo) * kPanel);
 
-  // Columns by groups whose B fills half of L2 (kGroupBytes), and in a group block by block, each
+  // Columns by groups whose B fills half of L2 (core_l2_bytes), and in a group block by block, each
   // over the group's panels: the group's B stays in L2 for all the blocks, and each block's packed
   // reflectors for all the group's panels. (Panel by panel over the whole tile, every panel would
   // stream all of V's packed copies from L3.)
   const int group =
-      std::max(kPanel, static_cast<int>(kGroupBytes / (sizeof(T) * m)) / kPanel * kPanel);
+      std::max(kPanel, static_cast<int>(core_l2_bytes() / 2 / (sizeof(T) * m)) / kPanel * kPanel);
   for (int g0 = 0; g0 < n; g0 += group)
     for (int step = 0; step < blocks; ++step) {
       // Q^T applies the blocks first to last, Q last to first.

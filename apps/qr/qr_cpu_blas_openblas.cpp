@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <string>
-#include <vector>
 
 #include "common/blas_threads.hpp"
+#include "common/thread_scratch.hpp"
 #include "conveyor/error.hpp"
 #include "qr/fused_ts_update.hpp"
 #include "qr/qr_cpu_kernels.hpp"
@@ -23,15 +23,6 @@ std::string cpu_kernel_library() {
 }
 
 namespace {
-
-// One workspace per worker thread, grown to the largest tile seen: tasks on a thread run one at a
-// time, so it is never shared.
-template <typename T>
-T* workspace(std::size_t elements) {
-  thread_local std::vector<T> work;
-  if (work.size() < elements) work.resize(elements);
-  return work.data();
-}
 
 std::size_t product(int a, int b) {
   return static_cast<std::size_t>(a) * static_cast<std::size_t>(b);
@@ -81,13 +72,14 @@ lapack_int tpmqrt(char trans, int m, int n, int k, int l, int ib, const double* 
 template <typename T>
 void pentagonal_qrt(int m, int n, int l, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt,
                     const char* name) {
-  check_info(tpqrt(m, n, l, ib, a, lda, b, ldb, t, ldt, workspace<T>(product(ib, n))), name);
+  check_info(tpqrt(m, n, l, ib, a, lda, b, ldb, t, ldt, common::thread_scratch<T>(product(ib, n))),
+             name);
 }
 template <typename T>
 void pentagonal_mqrt(bool transpose, int m, int n, int k, int l, int ib, const T* v, int ldv,
                      const T* t, int ldt, T* a, int lda, T* b, int ldb, const char* name) {
   check_info(tpmqrt(transpose ? 'T' : 'N', m, n, k, l, ib, v, ldv, t, ldt, a, lda, b, ldb,
-                    workspace<T>(product(n, ib))),
+                    common::thread_scratch<T>(product(n, ib))),
              name);
 }
 
@@ -96,13 +88,13 @@ void pentagonal_mqrt(bool transpose, int m, int n, int k, int l, int ib, const T
 // Workspace sizes are LAPACK's: ib x n for geqrt and tpqrt, n x ib for the left-side updates.
 template <typename T>
 void cpu_geqrt(int m, int n, int ib, T* a, int lda, T* t, int ldt) {
-  check_info(geqrt(m, n, ib, a, lda, t, ldt, workspace<T>(product(ib, n))), "geqrt");
+  check_info(geqrt(m, n, ib, a, lda, t, ldt, common::thread_scratch<T>(product(ib, n))), "geqrt");
 }
 template <typename T>
 void cpu_gemqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t,
                 int ldt, T* c, int ldc) {
   check_info(gemqrt(transpose ? 'T' : 'N', m, n, k, ib, v, ldv, t, ldt, c, ldc,
-                    workspace<T>(product(n, ib))),
+                    common::thread_scratch<T>(product(n, ib))),
              "gemqrt");
 }
 template <typename T>

@@ -3,19 +3,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <utility>
-#include <vector>
 
+#include "common/thread_scratch.hpp"
 #include "stencil/halo.hpp"
 
 namespace conveyor::apps::stencil {
 namespace {
-
-// Two extended tiles, kept per worker thread: tasks allocate nothing once the largest was seen.
-double* scratch(std::size_t values) {
-  thread_local std::vector<double> buffer;
-  if (buffer.size() < values) buffer.resize(values);
-  return buffer.data();
-}
 
 const double* at(void* p, long offset) { return static_cast<const double*>(p) + offset; }
 
@@ -103,7 +96,8 @@ void last_sweep(const Coefficients& c, const Extended& e, const double* x, const
 
 void cpu_jacobi_deep(const Coefficients& c, const DeepTiles& t) {
   const Extended e = extended(t);
-  double* x = scratch(2 * static_cast<std::size_t>(e.size()));
+  // Two extended tiles, kept per worker thread.
+  double* x = common::thread_scratch<double>(2 * static_cast<std::size_t>(e.size()));
   double* y = x + e.size();
   gather(t, e, x);
   if (t.depth > 1) copy_boundary(e, x, y);

@@ -25,6 +25,7 @@
 #include "common/blas_threads.hpp"
 #include "common/cache_line_vector.hpp"
 #include "common/median.hpp"
+#include "common/thread_scratch.hpp"
 #include "qr/fused_ts_update.hpp"
 #include "qr/qr_cpu_kernels.hpp"
 
@@ -47,14 +48,12 @@ void gemm(bool trans_a, int m, int n, int k, double alpha, const double* a, int 
 // LAPACK's ?tpmqrt (Q^T, l = 0) on b x b tiles, what `conveyor qr` runs with
 // CONVEYOR_QR_TS_UPDATE=lapack.
 void lapack_tpmqrt(int b, int ib, const float* v, const float* t, float* a, float* c) {
-  thread_local std::vector<float> work(static_cast<std::size_t>(b) * ib);
   LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, 0, ib, v, b, t, ib, a, b, c, b,
-                       work.data());
+                       conveyor::apps::common::thread_scratch<float>(std::size_t(b) * ib));
 }
 void lapack_tpmqrt(int b, int ib, const double* v, const double* t, double* a, double* c) {
-  thread_local std::vector<double> work(static_cast<std::size_t>(b) * ib);
   LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', b, b, b, 0, ib, v, b, t, ib, a, b, c, b,
-                       work.data());
+                       conveyor::apps::common::thread_scratch<double>(std::size_t(b) * ib));
 }
 
 // Tiles on cache lines, as `conveyor qr` allocates its matrix (common/cache_line_vector.hpp).
